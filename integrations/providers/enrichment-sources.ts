@@ -1,0 +1,31 @@
+import type {
+  CompanyProfile,
+  CompanyQuery,
+  DecisionMakerProfile,
+  Lookup,
+  NewsArticle,
+  PersonProfile,
+  PersonQuery,
+  SocialPost,
+} from '../../domain/enrichment.ts';
+
+/**
+ * The provider port of the research pipeline: one method per enrichment part.
+ * Implementations run a waterfall over real provider clients; a part that no
+ * provider knows resolves to `{ value: null }`. Errors that retrying cannot fix
+ * (bad credentials, exhausted quota) are logged and skipped to the next
+ * provider; a lookup rejects only when every provider was unavailable, so the
+ * activity layer can retry it.
+ */
+export interface EnrichmentSources {
+  findPerson(query: PersonQuery): Promise<Lookup<PersonProfile>>;
+  findPersonPosts(person: { socialUrl: string }): Promise<Lookup<SocialPost[]>>;
+  findCompany(query: CompanyQuery): Promise<Lookup<CompanyProfile>>;
+  findCompanyPosts(company: { socialUrl: string | null; domain: string | null }): Promise<Lookup<SocialPost[]>>;
+  /** At most 3 articles, at most 12 months old relative to `now`. */
+  findCompanyNews(company: { name: string; domain: string | null }, now: Date): Promise<Lookup<NewsArticle[]>>;
+  /** VP, Director and C-level people at the company. */
+  findDecisionMakers(company: { name: string; domain: string | null; socialUrl: string | null }): Promise<Lookup<DecisionMakerProfile[]>>;
+  /** Technologies detected on the company's own website. */
+  detectTechnologies(website: string): Promise<Lookup<string[]>>;
+}
