@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { InsightsInput } from '../../domain/insights.ts';
+import { OPENING_TALK_COUNT } from '../../domain/insights.ts';
+import type { PersonProfile } from '../../domain/enrichment.ts';
+import type { StructuredRequest } from './ai-client.ts';
+import { zText, zTexts } from './answer-repair.ts';
+import { personFacts, postFacts, productFacts } from './insights-payload.ts';
+import { safetyAndLanguageRules, untrustedBlock } from './untrusted-data.ts';
+
+export const PROSPECT_SCHEMA_NAME = 'prospect_insights';
+
+export interface ProspectAnswer {
+  titleEnglish?: string;
+  summary: string;
+  openingTalk: string[];
+  postSummaries: string[];
+}
+
+/** Exact list sizes for this job: 3 opening talks, one summary per post. */
+export function prospectAnswerSchema(postCount: number, hasTitle: boolean): z.ZodType<ProspectAnswer> {
+  const shape = {
+    ...(hasTitle ? { titleEnglish: zText() } : {}),
+    summary: zText(),
+    openingTalk: zTexts(OPENING_TALK_COUNT),
+    postSummaries: zTexts(postCount),
+  };
+  return z.object(shape) as unknown as z.ZodType<ProspectAnswer>;
+}
+
+export function prospectRequest(input: InsightsInput, person: PersonProfile): StructuredRequest<ProspectAnswer> {
+  const posts = input.personPosts;
+  const hasTitle = person.title !== null && person.title.trim() !== '';
+  const fields = [
+    ...(hasTitle ? ['- titleEnglish: the person\'s job title (payload "person.title") in English.'] : []),
+    '- summary: a professional summary of the person in 2 to 3 sentences.',
+    `- openingTalk: exactly ${OPENING_TALK_COUNT} conversation starters for the seller. Each refers to a specific recent post of the person (payload "posts") by its topic; when there are fewer posts, use the person's role and company. Where it fits naturally, connect to the seller's product (payload "product").`,
+    `- postSummaries: exactly ${posts.length} items, a one-sentence summary of each post in payload "posts", in the same order.`,
+  ];
+  const system = [
+    'You are a B2B sales researcher preparing a seller for a first conversation with a prospect.',
+    safetyAndLanguageRules(input.language, hasTitle ? ['titleEnglish'] : []),
+    'Fields:',
+    ...fields,
+  ].join('\n');
+  const payload = {
+    product: productFacts(input.productContext),
+    person: personFacts(person),
+    company: input.company ? { name: input.company.name, industry: input.company.industry } : null,
+    posts: postFacts(posts),
+  };
+  return {
+    schemaName: PROSPECT_SCHEMA_NAME,
+    schema: prospectAnswerSchema(posts.length, hasTitle),
+    system,
+    user: `Write the prospect insights for this person.\n${untrustedBlock(payload)}`,
+  };
+}
