@@ -1,0 +1,17 @@
+import { startProviderWorld } from './server.ts';
+
+// `npm run dev` starts this as its own process; others find it by the URL it prints.
+async function main() {
+  const port = Number(process.env.PORT ?? process.env.SANDBOX_PROVIDER_PORT ?? 4010);
+  const seed = process.env.SANDBOX_SEED ? Number(process.env.SANDBOX_SEED) : undefined;
+  const world = await startProviderWorld({ port, host: process.env.SANDBOX_PROVIDER_HOST, seed });
+  console.log(JSON.stringify({ service: 'provider-world', url: world.url, companies: world.world.companies.length, people: world.world.people.length }));
+  const stop = () => void world.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+import type { Rng } from './prng.ts';
+import type { Locale } from './word-lists.ts';
+
+// Seniority follows Apollo's vocabulary; PDL's `job_title_levels` is derived
+// from it (`c_suite` → `cxo`).
+export type Seniority = 'c_suite' | 'vp' | 'director' | 'manager' | 'senior' | 'entry';
+
+type Department = 'sales' | 'marketing' | 'engineering' | 'finance' | 'operations' | 'people';
+
+const ENGLISH: Record<Seniority, (d: Department) => string> = {
+  c_suite: (d) => ({ sales: 'Chief Revenue Officer', marketing: 'Chief Marketing Officer', engineering: 'Chief Technology Officer', finance: 'Chief Financial Officer', operations: 'Chief Executive Officer', people: 'Chief People Officer' })[d],
+  vp: (d) => `VP of ${cap(d)}`,
+  director: (d) => `Director of ${cap(d)}`,
+  manager: (d) => `${cap(d)} Manager`,
+  senior: (d) => ({ sales: 'Senior Account Executive', marketing: 'Senior Marketing Specialist', engineering: 'Senior Software Engineer', finance: 'Senior Accountant', operations: 'Senior Operations Analyst', people: 'Senior Recruiter' })[d],
+  entry: (d) => ({ sales: 'Sales Development Representative', marketing: 'Marketing Coordinator', engineering: 'Software Engineer', finance: 'Financial Analyst', operations: 'Operations Associate', people: 'HR Coordinator' })[d],
+};
+
+// Titles as people really write them on their profiles in their own language.
+const LOCAL: Partial<Record<Locale, Partial<Record<Seniority, Partial<Record<Department, string>>>>>> = {
+  de: {
+    c_suite: { operations: 'Geschäftsführer', engineering: 'Technischer Geschäftsführer' },
+    vp: { sales: 'Bereichsleiter Vertrieb' },
+    director: { sales: 'Vertriebsleiter', marketing: 'Leiterin Marketing', engineering: 'Leiter Softwareentwicklung' },
+    manager: { sales: 'Teamleiter Vertrieb', people: 'Personalreferentin' },
+  },
+  fr: {
+    c_suite: { operations: 'Président-Directeur Général', finance: 'Directeur Administratif et Financier' },
+    director: { marketing: 'Directrice Marketing', sales: 'Directeur Commercial' },
+    manager: { marketing: 'Responsable Marketing Digital' },
+  },
+  pl: {
+    c_suite: { operations: 'Prezes Zarządu' },
+    director: { sales: 'Dyrektor Sprzedaży', marketing: 'Dyrektor Marketingu' },
+    manager: { sales: 'Kierownik Działu Sprzedaży' },
+  },
+  es: { director: { sales: 'Director de Ventas', marketing: 'Directora de Marketing' } },
+  nl: { director: { sales: 'Directeur Verkoop' } },
+  it: { director: { sales: 'Direttore Commerciale' } },
+};
+
+const DEPARTMENTS: readonly Department[] = ['sales', 'marketing', 'engineering', 'finance', 'operations', 'people'];
+
+export interface GeneratedTitle {
+  title: string;
+  seniority: Seniority;
+  department: Department;
+  isEnglish: boolean;
+}
+
+/** A title for the given seniority; people in non-English locales often keep the local form. */
+export function generateTitle(rng: Rng, seniority: Seniority, locale: Locale): GeneratedTitle {
+  const department = rng.pick(DEPARTMENTS);
+  const local = LOCAL[locale]?.[seniority]?.[department];
+  if (local && rng.chance(0.7)) return { title: local, seniority, department, isEnglish: false };
+  return { title: ENGLISH[seniority](department), seniority, department, isEnglish: true };
+}
+
+/** Leadership first (every company has decision makers), then a realistic pyramid. */
+export function seniorityForRank(rng: Rng, rank: number): Seniority {
+  if (rank === 0) return 'c_suite';
+  if (rank === 1) return 'vp';
+  if (rank === 2) return 'director';
+  const roll = rng.next();
+  if (roll < 0.04) return 'c_suite';
+  if (roll < 0.1) return 'vp';
+  if (roll < 0.2) return 'director';
+  if (roll < 0.42) return 'manager';
+  if (roll < 0.7) return 'senior';
+  return 'entry';
+}
+
+function cap(word: string): string {
+  return word[0].toUpperCase() + word.slice(1);
+}
