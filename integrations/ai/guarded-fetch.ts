@@ -1,0 +1,156 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { PageFetchFailed, PageFetchRefused } from './page-fetch-errors.ts';
+import { isPrivateAddress } from './private-address.ts';
+
+export interface FetchedPage {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export type FetchPage = (url: string) => Promise<FetchedPage>;
+
+export interface PageFetchOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  /** Only for local development and tests, where the sandbox pages live on loopback. */
+  allowPrivateNetworks?: boolean;
+}
+
+export const PAGE_FETCH_DEFAULTS = { timeoutMs: 10_000, maxBytes: 1024 * 1024, maxRedirects: 3 };
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Fetches a caller-supplied web page without letting the caller aim the server
+ * at its own network: http(s) only, the address checked after DNS resolution
+ * inside the connection itself (so a DNS answer cannot change between check and
+ * connect), every redirect re-checked, a byte cap on the decoded body and one
+ * deadline for the whole fetch.
+ */
+export function createPageFetcher(options: PageFetchOptions = {}): FetchPage {
+  const { timeoutMs, maxBytes, maxRedirects } = { ...PAGE_FETCH_DEFAULTS, ...options };
+  const isAllowed = (address: string) => options.allowPrivateNetworks === true || !isPrivateAddress(address);
+
+  return async function fetchPage(url: string): Promise<FetchedPage> {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let current = parseUrl(url);
+    for (let redirects = 0; ; redirects += 1) {
+      const host = current.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host) !== 0 && !isAllowed(host)) throw refusedAddress(current);
+      const response = await get(current, isAllowed, deadline);
+      const location = response.headers.location;
+      if (REDIRECT_STATUSES.has(response.statusCode ?? 0) && location) {
+        response.resume();
+        if (redirects >= maxRedirects) throw new PageFetchRefused('too_many_redirects', `More than ${maxRedirects} redirects from ${url}`);
+        current = parseUrl(new URL(location, current).href);
+        continue;
+      }
+      return readPage(current.href, response, maxBytes, deadline);
+    }
+  };
+}
+
+function parseUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new PageFetchRefused('invalid_url', `Not a URL: ${url}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new PageFetchRefused('unsupported_scheme', `Only http and https pages can be read, not ${parsed.protocol}`);
+  }
+  return parsed;
+}
+
+function refusedAddress(url: URL): PageFetchRefused {
+  return new PageFetchRefused('private_address', `${url.hostname} resolves to a private, loopback or reserved address`);
+}
+
+function get(url: URL, isAllowed: (address: string) => boolean, signal: AbortSignal): Promise<IncomingMessage> {
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 4);
+      if (addresses.some((entry) => !isAllowed(entry.address))) return callback(refusedAddress(url), '', 4);
+      if (lookupOptions.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'GET',
+      lookup,
+      signal,
+      headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'prospect-enrichment-product-reader/1.0' },
+    });
+    req.on('response', resolve);
+    req.on('error', (error) => reject(toFetchError(error, signal, url)));
+    req.end();
+  });
+}
+
+async function readPage(url: string, response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<FetchedPage> {
+  const status = response.statusCode ?? 0;
+  const contentType = String(response.headers['content-type'] ?? '');
+  if (status >= 400) {
+    response.resume();
+    throw new PageFetchFailed('http_status', `${url} answered ${status}`);
+  }
+  if (!/^(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) {
+    response.resume();
+    throw new PageFetchFailed('not_html', `${url} is not a web page (${contentType || 'no content type'})`);
+  }
+  if (Number(response.headers['content-length'] ?? 0) > maxBytes) {
+    response.destroy();
+    throw new PageFetchRefused('too_large', `${url} is larger than ${maxBytes} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    // The cap applies to the decoded bytes: a small compressed body can expand enormously.
+    for await (const chunk of decoded(response)) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        response.destroy();
+        throw new PageFetchRefused('too_large', `${url} is larger than ${maxBytes} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    throw error instanceof PageFetchRefused ? error : toFetchError(error, signal, new URL(url));
+  }
+  return { url, status, contentType, body: decodeText(Buffer.concat(chunks), contentType) };
+}
+
+function decoded(response: IncomingMessage): Readable {
+  const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(createGunzip());
+  if (encoding === 'deflate') return response.pipe(createInflate());
+  if (encoding === 'br') return response.pipe(createBrotliDecompress());
+  return response;
+}
+
+function decodeText(bytes: Buffer, contentType: string): string {
+  const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+function toFetchError(error: unknown, signal: AbortSignal, url: URL): Error {
+  if (error instanceof PageFetchRefused || error instanceof PageFetchFailed) return error;
+  if ((error as { cause?: unknown })?.cause instanceof PageFetchRefused) return (error as { cause: PageFetchRefused }).cause;
+  if (signal.aborted) return new PageFetchFailed('timeout', `${url.href} did not answer in time`, { cause: error });
+  return new PageFetchFailed('network', `${url.href} could not be fetched: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}
