@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+export type ProviderId = 'pdl' | 'apollo' | 'social' | 'news';
+
+export interface ProviderEndpoint {
+  baseUrl: string;
+  apiKey: string;
+  /** Label of the data's origin in `_meta`: the provider, or `sandbox` for the local stand-in. */
+  source: string;
+}
+
+export interface ProviderConfig {
+  pdl: ProviderEndpoint | null;
+  apollo: ProviderEndpoint | null;
+  social: ProviderEndpoint | null;
+  news: ProviderEndpoint | null;
+  timeoutMs: number;
+  /** Base URL of the local provider stand-in, when in use. */
+  sandboxUrl: string | null;
+  /** Technology detection may fetch loopback/private addresses: only for the sandbox. */
+  allowPrivateNetworks: boolean;
+}
+
+// `FOO=` in a .env file means "not set", not "set to nothing".
+const blankIsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optionalText = z.preprocess(blankIsUnset, z.string().trim().optional());
+const optionalUrl = z.preprocess(blankIsUnset, z.url({ protocol: /^https?$/ }).optional());
+
+const ZProviderEnv = z.object({
+  PDL_API_KEY: optionalText,
+  PDL_BASE_URL: optionalUrl,
+  APOLLO_API_KEY: optionalText,
+  APOLLO_BASE_URL: optionalUrl,
+  SOCIAL_API_KEY: optionalText,
+  SOCIAL_BASE_URL: optionalUrl,
+  NEWS_API_KEY: optionalText,
+  NEWS_BASE_URL: optionalUrl,
+  PROVIDER_SANDBOX_URL: optionalUrl,
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
+});
+
+// The social-data provider has no single well-known public host, so it has no default.
+const DEFAULT_BASE_URLS: Record<ProviderId, string | undefined> = {
+  pdl: 'https://api.peopledatalabs.com',
+  apollo: 'https://api.apollo.io',
+  social: undefined,
+  news: 'https://newsapi.org',
+};
+
+/** Any key is valid on the sandbox; this one only marks where it came from. */
+export const SANDBOX_API_KEY = 'sandbox_key';
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/**
+ * Parses provider settings once at start-up. A provider with its own key uses
+ * its own (or default) base URL; without a key it falls back to the sandbox
+ * when `PROVIDER_SANDBOX_URL` is set, else it is left out of the waterfall.
+ */
+export function createProviderConfig(env: Record<string, string | undefined>): ProviderConfig {
+  const parsed = ZProviderEnv.parse(env);
+  const sandbox = parsed.PROVIDER_SANDBOX_URL ? trimSlash(parsed.PROVIDER_SANDBOX_URL) : undefined;
+  const endpoint = (id: ProviderId, apiKey: string | undefined, baseUrl: string | undefined): ProviderEndpoint | null => {
+    const realBase = baseUrl ?? DEFAULT_BASE_URLS[id];
+    if (apiKey && realBase) {
+      const isSandbox = sandbox !== undefined && trimSlash(realBase).startsWith(sandbox);
+      return { baseUrl: trimSlash(realBase), apiKey, source: isSandbox ? 'sandbox' : id };
+    }
+    if (sandbox && !baseUrl && !apiKey) return { baseUrl: `${sandbox}/${id}`, apiKey: SANDBOX_API_KEY, source: 'sandbox' };
+    return null;
+  };
+  return {
+    pdl: endpoint('pdl', parsed.PDL_API_KEY, parsed.PDL_BASE_URL),
+    apollo: endpoint('apollo', parsed.APOLLO_API_KEY, parsed.APOLLO_BASE_URL),
+    social: endpoint('social', parsed.SOCIAL_API_KEY, parsed.SOCIAL_BASE_URL),
+    news: endpoint('news', parsed.NEWS_API_KEY, parsed.NEWS_BASE_URL),
+    timeoutMs: parsed.PROVIDER_TIMEOUT_MS,
+    sandboxUrl: sandbox ?? null,
+    allowPrivateNetworks: parsed.TECH_DETECTION_ALLOW_PRIVATE_NETWORKS
+      ? parsed.TECH_DETECTION_ALLOW_PRIVATE_NETWORKS === 'true'
+      : sandbox !== undefined,
+  };
+}

@@ -1,0 +1,80 @@
+import type { Lookup } from '../../domain/enrichment.ts';
+import { PROVIDER_UNAVAILABLE, ProviderError, type ProviderLogger } from './http.ts';
+
+/** One provider API tried in a waterfall. */
+export interface WaterfallStep<T> {
+  api: string;
+  source: string;
+  run: () => Promise<T | null>;
+}
+
+export class ProviderUnavailableError extends Error {
+  readonly type = PROVIDER_UNAVAILABLE;
+  readonly apisCalled: string[];
+  constructor(part: string, apisCalled: string[]) {
+    super(`no provider could answer the ${part} lookup (${apisCalled.join(', ') || 'none called'})`);
+    // Temporal and the activity layer match failures by name/type, never by class.
+    this.name = PROVIDER_UNAVAILABLE;
+    this.apisCalled = apisCalled;
+  }
+}
+
+export interface WaterfallOptions<T> {
+  part: string;
+  logger: ProviderLogger;
+  /** Fills the winner's gaps from a later provider's answer. */
+  fillGaps?: (winner: T, other: T) => T;
+  /** When the winner has no gaps left, later providers are not called. */
+  isComplete?: (value: T) => boolean;
+}
+
+/**
+ * Tries providers in order; the first match wins and later ones only fill its
+ * gaps. Credentials, quota and rejected-request failures skip to the next
+ * provider. The lookup rejects only when no provider answered and at least
+ * one was unavailable: retrying later can then still change the outcome.
+ */
+export async function runWaterfall<T>(steps: WaterfallStep<T>[], options: WaterfallOptions<T>): Promise<Lookup<T>> {
+  const apisCalled: string[] = [];
+  let value: T | null = null;
+  let source: string | null = null;
+  let answered = false;
+  let unavailable = false;
+  for (const step of steps) {
+    if (value !== null && (!options.fillGaps || options.isComplete?.(value))) break;
+    apisCalled.push(step.api);
+    try {
+      const result = await step.run();
+      answered = true;
+      if (result === null) continue;
+      if (value === null) {
+        value = result;
+        source = step.source;
+      } else if (options.fillGaps) {
+        value = options.fillGaps(value, result);
+      }
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      if (error.kind === 'rate_limited' || error.kind === 'unavailable') {
+        unavailable = true;
+        options.logger.warn({ api: step.api, kind: error.kind, part: options.part }, 'provider unavailable; trying the next one');
+      }
+      // credentials / quota / rejected were already logged at error level by the HTTP layer.
+    }
+  }
+  if (value === null && !answered && unavailable) throw new ProviderUnavailableError(options.part, apisCalled);
+  return { value, apisCalled, source };
+}
+
+/** Copies the other record's values into the winner's null fields. */
+export function fillNullFields<T extends object>(winner: T, other: T): T {
+  const merged = { ...winner };
+  for (const key of Object.keys(merged) as (keyof T)[]) {
+    if (merged[key] === null && other[key] !== null && other[key] !== undefined) merged[key] = other[key];
+  }
+  return merged;
+}
+
+export function hasNoNullFields(value: object): boolean {
+  return Object.values(value).every((field) => field !== null);
+}
