@@ -9,9 +9,9 @@ for (const [network, prefix] of [
 ] as const) {
   BLOCKED.addSubnet(network, prefix, 'ipv4');
 }
+// IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are checked against the IPv4 rules by BlockList itself.
 for (const [network, prefix] of [
   ['::', 127], // :: and ::1
-  ['::ffff:0:0', 96], // IPv4-mapped: would bypass the IPv4 rules
   ['64:ff9b::', 96], // NAT64 can map to private IPv4
   ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32],
 ] as const) {

@@ -23,6 +23,7 @@ export interface ChatRequest {
   messages: ChatMessage[];
   schemaName: string;
   schema: JsonSchema;
+  isStrict: boolean;
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -73,7 +74,7 @@ function textOf(content: unknown, param: string): string {
   throw new SandboxRequestError(400, `Invalid '${param}': expected a string or an array of text parts.`, { param, code: 'invalid_type' });
 }
 
-function parseResponseFormat(value: unknown): { schemaName: string; schema: JsonSchema } {
+function parseResponseFormat(value: unknown): { schemaName: string; schema: JsonSchema; isStrict: boolean } {
   const format = (value ?? {}) as Record<string, unknown>;
   if (format.type !== 'json_schema') {
     // The stand-in only speaks structured outputs: the platform never asks for anything else.
@@ -88,7 +89,7 @@ function parseResponseFormat(value: unknown): { schemaName: string; schema: Json
     throw new SandboxRequestError(400, `Invalid schema for response_format '${spec.name}': schema must be a JSON Schema of 'type: "object"'.`, { param: 'response_format' });
   }
   if (spec.strict === true) checkStrict(schema, spec.name, []);
-  return { schemaName: spec.name, schema };
+  return { schemaName: spec.name, schema, isStrict: spec.strict === true };
 }
 
 /** Strict mode's rules: every object closed and every property required. */

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { answerChat, SANDBOX_FINGERPRINT } from './chat-answer.ts';
 import { parseChatRequest, type ChatMessage } from './chat-request.ts';
 import { SandboxRequestError, sendJson } from './openai-errors.ts';
-import { createFaultState, type ModelFaults, ZModelFaults } from './sandbox-faults.ts';
+import { createFaultState, type ActiveFaults, type ModelFaults, ZModelFaults } from './sandbox-faults.ts';
 import { serveSandboxPage } from './sandbox-pages.ts';
 
 export const SANDBOX_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'o4-mini', 'sandbox-model'];
@@ -22,10 +23,13 @@ export interface ModelSandboxOptions {
 /** One chat request as the sandbox saw it, for tests and `GET /__admin/calls`. */
 export interface SandboxRequestRecord {
   at: string;
+  /** HTTP status answered; 0 when no answer was given (faults `down` and `hang`). */
   status: number;
   fault: string;
   model: string | null;
   schemaName: string | null;
+  /** The request asked for strict structured outputs. */
+  isStrict: boolean;
   language: string | null;
   messages: ChatMessage[];
   error: string | null;
@@ -68,10 +72,18 @@ export async function startModelSandbox(options: ModelSandboxOptions = {}): Prom
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse) {
     callCount += 1;
-    const sequence = callCount;
     const fault = faults.take();
-    const entry: SandboxRequestRecord = { at: new Date().toISOString(), status: 0, fault: fault.mode, model: null, schemaName: null, language: null, messages: [], error: null };
+    const entry: SandboxRequestRecord = { at: new Date().toISOString(), status: 0, fault: fault.mode, model: null, schemaName: null, isStrict: false, language: null, messages: [], error: null };
     record(entry);
+    try {
+      await answer(req, res, entry, fault, callCount);
+    } catch (error) {
+      if (error instanceof SandboxRequestError) Object.assign(entry, { status: error.status, error: error.body.error.message });
+      throw error;
+    }
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, entry: SandboxRequestRecord, fault: ActiveFaults, sequence: number) {
     // Network-level faults come first: a client sees them before any HTTP answer.
     if (fault.mode === 'down') return void req.socket.destroy();
     if (fault.mode === 'hang') return;
@@ -80,7 +92,7 @@ export async function startModelSandbox(options: ModelSandboxOptions = {}): Prom
       throw new SandboxRequestError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
     }
     const request = parseChatRequest(body, knownModels);
-    Object.assign(entry, { model: request.model, schemaName: request.schemaName, messages: request.messages });
+    Object.assign(entry, { model: request.model, schemaName: request.schemaName, isStrict: request.isStrict, messages: request.messages });
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     if (fault.mode === 'rateLimit') {
       entry.status = 429;
@@ -98,7 +110,11 @@ export async function startModelSandbox(options: ModelSandboxOptions = {}): Prom
   async function admin(req: IncomingMessage, res: ServerResponse, path: string) {
     if (req.method === 'POST' && path === '/__admin/config') {
       const body = (await readJson(req)) as { faults?: unknown; latencyMs?: unknown };
-      if (body.faults !== undefined) faults.set(ZModelFaults.parse(body.faults));
+      if (body.faults !== undefined) {
+        const parsed = ZModelFaults.safeParse(body.faults);
+        if (!parsed.success) throw new SandboxRequestError(400, `Invalid faults: ${z.prettifyError(parsed.error)}`, { param: 'faults' });
+        faults.set(parsed.data);
+      }
       if (typeof body.latencyMs === 'number' && body.latencyMs >= 0) latencyMs = body.latencyMs;
       return sendJson(res, 200, { faults: faults.get(), latencyMs });
     }
@@ -123,9 +139,7 @@ export async function startModelSandbox(options: ModelSandboxOptions = {}): Prom
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
-      const failure = error instanceof SandboxRequestError ? error : new SandboxRequestError(400, error instanceof Error ? error.message : String(error));
-      const last = log.at(-1);
-      if (last && last.status === 0) Object.assign(last, { status: failure.status, error: failure.body.error.message });
+      const failure = error instanceof SandboxRequestError ? error : new SandboxRequestError(500, error instanceof Error ? error.message : String(error), { type: 'server_error' });
       if (!res.headersSent) sendJson(res, failure.status, failure.body);
     });
   });

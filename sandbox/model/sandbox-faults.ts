@@ -14,24 +14,25 @@ export const ZModelFaults = z.object({
   times: z.number().int().positive().optional(),
 });
 export type ModelFaults = z.input<typeof ZModelFaults>;
-type ParsedFaults = z.output<typeof ZModelFaults>;
+/** Faults with their defaults filled in, as the sandbox plays them. */
+export type ActiveFaults = z.output<typeof ZModelFaults>;
 
-export const NO_FAULTS: ParsedFaults = ZModelFaults.parse({ mode: 'none' });
+export const NO_FAULTS: ActiveFaults = ZModelFaults.parse({ mode: 'none' });
 
 /** Holds the current fault and counts it down per affected request. */
 export function createFaultState() {
-  let current: ParsedFaults = NO_FAULTS;
+  let current: ActiveFaults = NO_FAULTS;
   let remaining: number | undefined;
   return {
     set(faults: ModelFaults): void {
       current = ZModelFaults.parse(faults);
       remaining = current.times;
     },
-    get(): ParsedFaults {
+    get(): ActiveFaults {
       return current;
     },
     /** The fault to play on this request, consuming one of `times`. */
-    take(): ParsedFaults {
+    take(): ActiveFaults {
       if (current.mode === 'none') return current;
       if (remaining === undefined) return current;
       if (remaining <= 0) return NO_FAULTS;
