@@ -17,7 +17,7 @@ function error(status: number, type: string, message: string, headers?: Record<s
 function caseOf(context: RequestContext) {
   // PDL returns lower-cased text unless `titlecase=true` is asked for.
   const titlecase = param(context, 'titlecase') === 'true';
-  return (text: string | null) => (text === null || titlecase ? text : text.toLowerCase());
+  return (text: string | null) => (text === null ? text : titlecase ? text.replace(/(^|[\s,])\S/g, (m) => m.toUpperCase()) : text.toLowerCase());
 }
 
 function findPerson(world: World, context: RequestContext): { person: WorldPerson; likelihood: number } | null {

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchPublicPage, PageFetchError } from '../../integrations/providers/fetch-public-page.ts';
+import { isPublicAddress } from '../../integrations/providers/public-address.ts';
+import { detectTechnologies } from '../../integrations/providers/technologies.ts';
+import { createEnrichmentSources } from '../../integrations/providers/waterfall-sources.ts';
+import { sitePage } from '../../sandbox/provider-world/site-pages.ts';
+import type { ProviderWorldHandle } from '../../sandbox/provider-world/server.ts';
+import { directConfig, recordingLogger, startWorld } from './provider-fixture.ts';
+
+let world: ProviderWorldHandle;
+beforeAll(async () => { world = await startWorld(); });
+afterAll(async () => { await world.close(); });
+
+const allowed = { timeoutMs: 3_000, allowPrivateNetworks: true };
+
+async function refusal(promise: Promise<unknown>): Promise<PageFetchError> {
+  const error = await promise.then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(PageFetchError);
+  return error as PageFetchError;
+}
+
+describe('technology detection', () => {
+  it('finds every technology a sandbox site was built with', async () => {
+    for (const company of world.world.companies.slice(0, 6)) {
+      const expected = sitePage(world.world.seed, company).technologies;
+      const found = await detectTechnologies(`${world.url}/sites/${company.domain}/`, allowed);
+      expect(found).toEqual(expect.arrayContaining(expected));
+      expect(found).toEqual([...new Set(found)].sort());
+    }
+  });
+
+  it('is exposed through the sources as a Lookup', async () => {
+    const company = world.world.companies[0];
+    const sources = createEnrichmentSources(directConfig(world, { TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: 'true' }), recordingLogger());
+    const lookup = await sources.detectTechnologies(`${world.url}/sites/${company.domain}/`);
+    expect(lookup.value).toEqual(expect.arrayContaining(sitePage(world.world.seed, company).technologies));
+    expect(lookup.apisCalled).toEqual(['website.home_page']);
+  });
+
+  it('refuses loopback, private and link-local targets unless allowed', async () => {
+    const strict = { timeoutMs: 2_000 };
+    const site = `/sites/${world.world.companies[0].domain}/`;
+    expect((await refusal(fetchPublicPage(`${world.url}${site}`, strict))).reason).toBe('blocked_address');
+    expect((await refusal(fetchPublicPage(`http://localhost:${world.port}${site}`, strict))).reason).toBe('blocked_address');
+    expect((await refusal(fetchPublicPage(`http://[::1]:${world.port}/`, strict))).reason).toBe('blocked_address');
+    expect((await refusal(fetchPublicPage('http://169.254.169.254/latest/meta-data/', strict))).reason).toBe('blocked_address');
+    expect((await refusal(fetchPublicPage('file:///etc/passwd', strict))).reason).toBe('invalid_url');
+    const sources = createEnrichmentSources(directConfig(world), recordingLogger());
+    expect((await sources.detectTechnologies(`${world.url}${site}`)).value).toBeNull();
+  });
+
+  it('follows at most 3 redirects', async () => {
+    const page = await fetchPublicPage(`${world.url}/sites/_test/redirect/3`, allowed);
+    expect(page.url).toBe(`${world.url}/sites/_test/redirect/0`);
+    expect((await refusal(fetchPublicPage(`${world.url}/sites/_test/redirect/4`, allowed))).reason).toBe('too_many_redirects');
+  });
+
+  it('stops reading an endless page at the size cap and still fingerprints its head', async () => {
+    const page = await fetchPublicPage(`${world.url}/sites/_test/huge`, { ...allowed, maxBytes: 256 * 1024 });
+    expect(Buffer.byteLength(page.html)).toBeLessThanOrEqual(256 * 1024);
+    expect(await detectTechnologies(`${world.url}/sites/_test/huge`, allowed)).toEqual(expect.arrayContaining(['Nginx', 'WordPress']));
+  });
+
+  it('tells public from non-public addresses', () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
+    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111']) expect(isPublicAddress(address), address).toBe(true);
+  });
+});
