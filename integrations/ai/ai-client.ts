@@ -51,10 +51,10 @@ export function createAiClient(config: AiConfig, logger: Logger, options: AiClie
   async function callModel(model: string, schemaName: string, jsonSchema: Record<string, unknown>, messages: ChatCompletionMessageParam[]) {
     const startedAt = Date.now();
     try {
+      // No sampling parameters: several model families reject any but their defaults.
       const completion = await openai.chat.completions.create({
         model,
         messages,
-        temperature: 0.4,
         response_format: { type: 'json_schema', json_schema: { name: schemaName, strict: true, schema: jsonSchema } },
       });
       logger.debug({ schemaName, model: completion.model, ms: Date.now() - startedAt, usage: completion.usage }, 'model call answered');

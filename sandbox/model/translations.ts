@@ -18,6 +18,18 @@ const TITLES: Record<string, string> = {
   'prezes zarządu': 'Chief Executive Officer',
   'dyrektor generalny': 'Chief Executive Officer',
   'kierownik ds. sprzedaży': 'Sales Manager',
+  'kierownik działu sprzedaży': 'Sales Department Manager',
+  'technischer geschäftsführer': 'Chief Technology Officer',
+  'bereichsleiter vertrieb': 'VP of Sales',
+  'leiter softwareentwicklung': 'Head of Software Development',
+  'teamleiter vertrieb': 'Sales Team Lead',
+  personalreferentin: 'HR Specialist',
+  personalreferent: 'HR Specialist',
+  'président-directeur général': 'Chairman and Chief Executive Officer',
+  'directeur administratif et financier': 'Chief Financial Officer',
+  'responsable marketing digital': 'Digital Marketing Manager',
+  'director de ventas': 'Sales Director',
+  'directora de ventas': 'Sales Director',
   'dyrektor ds. technologii': 'Chief Technology Officer',
   'leiter vertrieb': 'Head of Sales',
   'leiterin vertrieb': 'Head of Sales',
@@ -66,7 +78,7 @@ const ROLE_WORDS: Record<string, string> = {
 const AREA_WORDS: Record<string, string> = {
   sprzedaży: 'Sales', ventes: 'Sales', ventas: 'Sales', vendite: 'Sales', vendas: 'Sales', verkoop: 'Sales', vertrieb: 'Sales', commercial: 'Sales',
   commerciale: 'Sales', comercial: 'Sales', marketingu: 'Marketing', marketing: 'Marketing', finansowy: 'Finance', finansów: 'Finance',
-  financier: 'Finance', financière: 'Finance', financiero: 'Finance', finanziario: 'Finance', financeiro: 'Finance', financiën: 'Finance',
+  financier: 'Finance', financière: 'Finance', financiero: 'Finance', financiera: 'Finance', finanziaria: 'Finance', financeira: 'Finance', finanziario: 'Finance', financeiro: 'Finance', financiën: 'Finance',
   finanzen: 'Finance', technique: 'Technology', technologii: 'Technology', tecnología: 'Technology', tecnologia: 'Technology', technik: 'Technology',
   techniek: 'Technology', operacyjny: 'Operations', opérations: 'Operations', operaciones: 'Operations', operazioni: 'Operations',
   operações: 'Operations', operaties: 'Operations', personalu: 'People', personal: 'People', ressources: 'People', humaines: '', humanos: '',
@@ -86,16 +98,16 @@ export function titleInEnglish(title: string): string {
   return role === 'Head' ? `Head of ${areas.join(' and ')}` : `${areas.join(' and ')} ${role}`;
 }
 
-// Frequent function words: enough to tell the eight languages apart in a paragraph.
+// Frequent function words, mostly unique to one language: enough to tell the eight apart in a paragraph.
 const STOPWORDS: Record<Language, string[]> = {
-  en: ['the', 'and', 'of', 'is', 'for', 'with', 'to', 'in', 'its', 'that', 'our'],
-  pl: ['i', 'w', 'się', 'jest', 'na', 'dla', 'oraz', 'z', 'do', 'że', 'to'],
-  de: ['und', 'der', 'die', 'das', 'ist', 'für', 'mit', 'von', 'ein', 'eine', 'wir'],
-  fr: ['et', 'le', 'la', 'les', 'des', 'est', 'pour', 'une', 'du', 'dans', 'nous'],
-  es: ['y', 'el', 'la', 'los', 'las', 'es', 'para', 'una', 'del', 'con', 'en'],
-  it: ['e', 'il', 'la', 'di', 'per', 'una', 'che', 'della', 'con', 'è', 'gli'],
-  pt: ['e', 'o', 'a', 'os', 'de', 'para', 'uma', 'com', 'do', 'da', 'é'],
-  nl: ['en', 'de', 'het', 'een', 'van', 'is', 'voor', 'met', 'op', 'wij', 'te'],
+  en: ['the', 'and', 'of', 'is', 'for', 'with', 'to', 'its', 'that', 'our', 'by', 'are', 'from', 'we'],
+  pl: ['i', 'w', 'się', 'jest', 'na', 'dla', 'oraz', 'z', 'do', 'że', 'od', 'roku', 'ze', 'firmy'],
+  de: ['und', 'der', 'die', 'das', 'ist', 'für', 'mit', 'von', 'ein', 'eine', 'wir', 'unser', 'zum', 'seit', 'bis'],
+  fr: ['et', 'le', 'les', 'des', 'est', 'pour', 'une', 'du', 'dans', 'nous', 'notre', 'au', 'aux', 'leur'],
+  es: ['y', 'el', 'los', 'las', 'es', 'para', 'una', 'del', 'con', 'desde', 'su', 'sus', 'nuestro', 'al'],
+  it: ['il', 'di', 'per', 'che', 'della', 'con', 'è', 'gli', 'dalla', 'dal', 'delle', 'alle', 'nel', 'sede'],
+  pt: ['o', 'os', 'é', 'do', 'da', 'dos', 'das', 'para', 'com', 'uma', 'não', 'seus', 'nossa', 'ao'],
+  nl: ['en', 'het', 'een', 'van', 'voor', 'met', 'op', 'wij', 'ons', 'bij', 'sinds', 'naar', 'vanuit', 'zijn'],
 };
 
 /** The most likely of the eight languages of a text, by function-word counts. */
