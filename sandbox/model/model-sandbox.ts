@@ -49,7 +49,12 @@ export interface ModelSandbox {
   close(): Promise<void>;
 }
 
-/** An OpenAI-compatible chat completions stand-in that answers from the facts in the prompt. */
+/**
+ * An OpenAI-compatible chat completions stand-in that answers from the facts in the prompt.
+ * Routes: POST /v1/chat/completions, GET /v1/models; product pages GET /products/<slug>/,
+ * redirect chains GET /hops/<n>/<slug>; for other processes POST /__admin/config
+ * ({ faults?, latencyMs? }), GET /__admin/calls, POST /__admin/reset.
+ */
 export async function startModelSandbox(options: ModelSandboxOptions = {}): Promise<ModelSandbox> {
   const knownModels = new Set(options.models ?? SANDBOX_MODELS);
   const faults = createFaultState();
