@@ -1,0 +1,27 @@
+import { log } from '@temporalio/activity';
+import type { InsightsGenerator, InsightsInput, InsightsResult } from '../domain/insights.ts';
+import { FAILURE_TYPES } from '../domain/research-contract.ts';
+
+export interface InsightsDeps {
+  generator: InsightsGenerator;
+}
+
+export function createInsightsActivities({ generator }: InsightsDeps) {
+  return {
+    /**
+     * Spec §8.2/§8.4: when the model stays unusable the job still completes with
+     * the AI fields null and no refund; that is a result, not an error.
+     */
+    async generateInsights(input: InsightsInput): Promise<InsightsResult | null> {
+      try {
+        return await generator.generate(input);
+      } catch (error) {
+        if (error instanceof Error && error.name === FAILURE_TYPES.aiUnavailable) {
+          log.warn('AI step unavailable; completing without insights', { error: error.message });
+          return null;
+        }
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompanyRow, ProspectRow, ResearchJob } from '../db/entities/index.ts';
+import type { IResearchJob } from '../db/entities/research-job.ts';
+import type { Orm } from '../db/orm.ts';
+import { planCompany, planProspect } from '../domain/cache-flags.ts';
+import { companyKeyOf } from '../domain/company-key.ts';
+import { classifyEmail } from '../domain/email-classification.ts';
+import type { CompanyQuery } from '../domain/enrichment.ts';
+import { PLANS } from '../domain/plans.ts';
+import { FAILURE_TYPES, type ResearchFailure } from '../domain/research-contract.ts';
+import type { CompanyPlan, ResearchOutcome, ResearchPlan } from '../domain/research-pipeline.ts';
+import { completeJob, failJob, markProcessing } from '../services/research-jobs.ts';
+import { loadCachedCompany, storeOutcome } from '../services/enrichment-cache.ts';
+import { buildStoredReply } from '../services/research-reply.ts';
+
+export interface ResearchJobDeps {
+  orm: Orm;
+  clock: () => Date;
+}
+
+/** Activities that read and write the job and its cached data (each forks its own EntityManager). */
+export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
+  async function loadJob(em: EntityManager, researchId: string): Promise<IResearchJob> {
+    const job = await em.findOne(ResearchJob, researchId, { populate: ['account', 'product'] });
+    if (!job) throw ApplicationFailure.create({ type: FAILURE_TYPES.jobNotFound, message: `no research job ${researchId}`, nonRetryable: true });
+    return job;
+  }
+
+  function entitlementsOf(job: IResearchJob) {
+    const plan = PLANS[job.account.plan];
+    return { decisionMakers: plan.hasDecisionMakers, companyNews: plan.hasCompanyNews };
+  }
+
+  return {
+    /** `queued` → `processing`, then the cache plan of spec §8.4. */
+    async startResearch(researchId: string): Promise<ResearchPlan> {
+      const em = orm.em.fork();
+      const job = await loadJob(em, researchId);
+      const now = clock();
+      const hasEnded = job.status === 'completed' || job.status === 'failed';
+      if (!hasEnded) await markProcessing(em, researchId, now);
+      const product = job.product;
+      if (!product && !hasEnded) {
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidState, message: 'job without product context', nonRetryable: true });
+      }
+      const { request } = job;
+      const companyDomain = classifyEmail(request.email).companyDomain;
+      const companyQuery: CompanyQuery | null =
+        companyDomain || request.companySocialUrl || request.companyName
+          ? { domain: companyDomain ?? undefined, socialUrl: request.companySocialUrl, name: request.companyName }
+          : null;
+      const entitlements = entitlementsOf(job);
+      const prospectRow = product ? await em.findOne(ProspectRow, { account: job.account, product, email: job.email }) : null;
+      const companyKey = companyQuery ? companyKeyOf(companyQuery) : null;
+      const company = companyKey && product ? planCompany(companyKey, await loadCachedCompany(em, job.account.id, product.id, companyKey), entitlements, now) : null;
+      return {
+        researchId,
+        hasEnded,
+        personQuery: { email: request.email, prospectName: request.prospectName, companyName: request.companyName, socialUrl: request.socialUrl },
+        companyQuery,
+        entitlements,
+        insightsContext: {
+          language: job.account.language,
+          productContext: {
+            name: product?.name ?? '',
+            description: product?.description ?? '',
+            keyFeatures: product?.keyFeatures ?? [],
+            targetCustomers: product?.targetCustomers ?? [],
+            productUrl: product?.productUrl ?? null,
+          },
+        },
+        prospect: planProspect(prospectRow, now),
+        company,
+      };
+    },
+
+    /** The cache plan of a company found only through the person. */
+    async planCompany(researchId: string, query: CompanyQuery): Promise<CompanyPlan> {
+      const em = orm.em.fork();
+      const job = await loadJob(em, researchId);
+      const companyKey = companyKeyOf(query)!;
+      const cached = await loadCachedCompany(em, job.account.id, job.product!.id, companyKey);
+      return planCompany(companyKey, cached, entitlementsOf(job), clock());
+    },
+
+    /** Stores the parts and freezes the reply in one transaction; a job already ended is left alone. */
+    async finishResearch(researchId: string, outcome: ResearchOutcome): Promise<void> {
+      await orm.em.fork().transactional(async (em) => {
+        const job = await loadJob(em, researchId);
+        if (job.status === 'completed' || job.status === 'failed') return;
+        const now = clock();
+        const stored = await storeOutcome(em, job, outcome, now);
+        const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job), now });
+        await completeJob(em, researchId, reply, outcome.ai.usage, now);
+      });
+    },
+
+    /** Ends the job `failed` and refunds its credit (spec §8.2). */
+    async failResearch(researchId: string, failure: ResearchFailure): Promise<void> {
+      await failJob(orm.em.fork(), researchId, failure, clock());
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import Koa from 'koa';
+import type { ApiDeps, RequestState } from './deps.ts';
+import { errorMiddleware, requestLogMiddleware } from './error-middleware.ts';
+import { healthRouter } from './routes/health.ts';
+import { openApiRouter } from './routes/openapi.ts';
+import { researchRouter } from './routes/research.ts';
+
+export function createApp(deps: ApiDeps): Koa<RequestState> {
+  const app = new Koa<RequestState>({ proxy: false });
+  app.silent = true; // errors are logged by errorMiddleware, once
+  app.use(requestLogMiddleware(deps.logger));
+  app.use(errorMiddleware(deps.logger));
+  app.use(async (ctx, next) => {
+    ctx.state.em = deps.orm.em.fork();
+    await next();
+  });
+  for (const router of [healthRouter(deps), openApiRouter(), researchRouter(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

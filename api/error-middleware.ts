@@ -1,0 +1,42 @@
+import type { Middleware } from 'koa';
+import { AppError } from '../domain/errors.ts';
+import type { Logger } from '../lib/logger.ts';
+
+/**
+ * The one place errors become replies: `{ error: code, message?, ...details }`.
+ * Anything that is not an AppError is logged and answered as a bare 500, so no
+ * stack trace, SQL or internal name reaches a client.
+ */
+export function errorMiddleware(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'No such endpoint.');
+      if (ctx.status === 405 || ctx.status === 501) {
+        ctx.body = { error: 'method_not_allowed', message: `${ctx.method} is not supported here.` };
+      }
+    } catch (error) {
+      if (error instanceof AppError) {
+        ctx.status = error.status;
+        ctx.body = { error: error.code, ...(error.message !== error.code ? { message: error.message } : {}), ...error.details };
+        return;
+      }
+      logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = { error: 'internal_error', message: 'Something went wrong on our side; retry with backoff.' };
+    }
+  };
+}
+
+/** One JSON log line per request; headers (and so API keys) are never logged. */
+export function requestLogMiddleware(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+    }
+  };
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { ZResearchRequestBody } from '../domain/research-request.ts';
+import { ZAccepted, ZErrorBody, ZStatusReply } from '../domain/research-reply.ts';
+
+const schema = (zodSchema: z.ZodType) => z.toJSONSchema(zodSchema, { target: 'draft-2020-12', io: 'output' });
+const json = (zodSchema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema: schema(zodSchema) } } });
+const error = (description: string) => json(ZErrorBody, description);
+
+const bearer = [{ apiKey: [] }];
+
+/** OpenAPI 3.1 document of the HTTP API, generated from the zod schemas that validate and shape it. */
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Prospect Enrichment API', version: '1.2.0' },
+    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_live_ followed by 42 characters' } } },
+    paths: {
+      '/research': {
+        post: {
+          operationId: 'startResearch',
+          summary: 'Start an enrichment job (1 credit)',
+          security: bearer,
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }],
+          requestBody: { required: true, content: { 'application/json': { schema: schema(ZResearchRequestBody) } } },
+          responses: {
+            '202': json(ZAccepted, 'Accepted; poll the status endpoint'),
+            '400': error('missing_key_id, api_key_has_no_product, missing_email, invalid_email_format, invalid_request'),
+            '401': error('missing_api_key, invalid_key'),
+            '409': error('idempotency_key_reused'),
+            '413': error('payload_too_large'),
+            '415': error('unsupported_media_type'),
+            '429': error('credits_exhausted, trial_limit_reached (with used and limit)'),
+            '500': error('internal_error'),
+          },
+        },
+      },
+      '/research-status/{research_id}': {
+        get: {
+          operationId: 'getResearchStatus',
+          summary: 'Poll a job (free)',
+          security: bearer,
+          parameters: [
+            { name: 'research_id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'wait', in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 25 } },
+          ],
+          responses: {
+            '200': json(ZStatusReply, 'The job state'),
+            '400': error('missing_key_id, invalid_request'),
+            '401': error('missing_api_key, invalid_key'),
+            '404': error('not_found'),
+            '500': error('internal_error'),
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ResearchJob } from '../db/entities/index.ts';
+import type { IResearchJob } from '../db/entities/research-job.ts';
+import { AppError } from '../domain/errors.ts';
+import type { StatusReply } from '../domain/research-reply.ts';
+import { failJob } from '../services/research-jobs.ts';
+import { medianCompletionSeconds, remainingSeconds } from '../services/estimates.ts';
+import { isWorkflowRunning, queryProgress } from './research-workflow-client.ts';
+import type { ApiDeps } from './deps.ts';
+
+/** How long past its deadline a job may stay running before the backstop looks for its workflow. */
+const BACKSTOP_GRACE_MS = 15_000;
+const WAIT_POLL_MS = 200;
+
+/**
+ * The reply of `GET /research-status/{id}` (spec §4.2). Unknown ids, malformed
+ * ids and ids of other accounts take the same path (one indexed lookup) and
+ * give the same 404.
+ */
+export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId: number, researchId: string): Promise<StatusReply> {
+  const job = await em.findOne(ResearchJob, { id: researchId, account: accountId }, { refresh: true });
+  if (!job) throw new AppError('not_found', 'No research job with this id.');
+  if (job.status === 'completed' || job.status === 'failed') return terminalReply(job);
+
+  const now = deps.clock();
+  if (now.getTime() - job.submittedAt.getTime() > deps.config.researchDeadlineMs + BACKSTOP_GRACE_MS) {
+    // The workflow enforces the deadline itself; a job still running here lost
+    // its workflow (terminated, or never started because the API died).
+    if (!(await isWorkflowRunning(deps.temporal, job.id))) {
+      await failJob(em.fork(), job.id, 'timeout', now);
+      return { research_id: job.id, status: 'failed', error: 'timeout' };
+    }
+  }
+  const [progress, median] = await Promise.all([queryProgress(deps.temporal, job.id), medianCompletionSeconds(em, accountId)]);
+  return {
+    research_id: job.id,
+    status: job.status,
+    estimated_seconds: progress?.isCacheHit ? 1 : remainingSeconds(median, job.submittedAt, now),
+  };
+}
+
+/** Extension `?wait=N`: re-reads the job until it ends or N seconds pass. */
+export async function waitForStatus(
+  deps: ApiDeps,
+  em: EntityManager,
+  accountId: number,
+  researchId: string,
+  waitSeconds: number,
+): Promise<StatusReply> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (;;) {
+    const reply = await researchStatus(deps, em.fork(), accountId, researchId);
+    if (reply.status === 'completed' || reply.status === 'failed' || Date.now() + WAIT_POLL_MS > deadline) return reply;
+    await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+  }
+}
+
+function terminalReply(job: IResearchJob): StatusReply {
+  if (job.status === 'failed') {
+    return { research_id: job.id, status: 'failed', error: job.error === 'timeout' ? 'timeout' : 'internal_error' };
+  }
+  const reply = job.reply!;
+  return {
+    research_id: job.id,
+    status: 'completed',
+    completed_at: job.completedAt!.toISOString(),
+    data: reply.data,
+    ...(reply.meta && Object.keys(reply.meta).length > 0 ? { _meta: reply.meta } : {}),
+  };
+}

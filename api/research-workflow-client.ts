@@ -1,0 +1,52 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import {
+  PROGRESS_QUERY,
+  RESEARCH_WORKFLOW_TYPE,
+  type ResearchProgress,
+  type ResearchWorkflowInput,
+} from '../domain/research-contract.ts';
+
+const ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('ResearchAccountId', SearchAttributeType.KEYWORD);
+
+/** A status read must not hang on a busy or absent worker: queries get this long. */
+const PROGRESS_QUERY_TIMEOUT_MS = 750;
+
+export async function startResearchWorkflow(
+  client: Client,
+  taskQueue: string,
+  input: ResearchWorkflowInput,
+  accountId: number,
+): Promise<void> {
+  await client.workflow.start(RESEARCH_WORKFLOW_TYPE, {
+    workflowId: input.researchId,
+    taskQueue,
+    args: [input],
+    typedSearchAttributes: [{ key: ACCOUNT_ATTRIBUTE, value: String(accountId) }],
+    // The workflow enforces the 3-minute deadline itself; this is only a last
+    // resort against a run that could never finish its cleanup.
+    workflowExecutionTimeout: `${Math.ceil((input.deadlineMs * 2) / 1000)}s`,
+  });
+}
+
+/** The running workflow's progress, or null when it cannot answer quickly (no worker, closed, …). */
+export async function queryProgress(client: Client, researchId: string): Promise<ResearchProgress | null> {
+  try {
+    return await client.connection.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, () =>
+      client.workflow.getHandle(researchId).query<ResearchProgress>(PROGRESS_QUERY),
+    );
+  } catch {
+    return null;
+  }
+}
+
+/** True while Temporal still runs the job's workflow. */
+export async function isWorkflowRunning(client: Client, researchId: string): Promise<boolean> {
+  try {
+    const description = await client.workflow.getHandle(researchId).describe();
+    return description.status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}

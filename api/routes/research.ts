@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { AppError } from '../../domain/errors.ts';
+import { authenticate } from '../auth.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { parseResearchRequest } from '../research-request-parser.ts';
+import { startResearchWorkflow } from '../research-workflow-client.ts';
+import { researchStatus, waitForStatus } from '../research-status.ts';
+import type { ApiDeps, RequestState } from '../deps.ts';
+import { failJob, submitResearchJob } from '../../services/research-jobs.ts';
+import { estimateForNewJob } from '../../services/estimates.ts';
+
+const MAX_WAIT_SECONDS = 25;
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export function researchRouter(deps: ApiDeps): Router<RequestState> {
+  const router = new Router<RequestState>();
+
+  router.post('/research', async (ctx) => {
+    const { em } = ctx.state;
+    const apiKey = await authenticate(ctx, em);
+    if (!apiKey.product) throw new AppError('api_key_has_no_product', 'This key has no product context; create a new key with one.');
+    const request = parseResearchRequest(await readJsonBody(ctx));
+    const idempotencyKey = readIdempotencyKey(ctx);
+
+    const now = deps.clock();
+    const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+    const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey, requestHash }, now);
+    if (submission.outcome === 'refused') {
+      const { code, used, limit } = submission.refusal;
+      throw new AppError(code, 'No credits left in this billing cycle.', { used, limit });
+    }
+    if (submission.outcome === 'idempotency_conflict') {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');
+    }
+    const { job } = submission;
+    if (submission.outcome === 'accepted') {
+      try {
+        await startResearchWorkflow(
+          deps.temporal,
+          deps.config.temporal.taskQueue,
+          { researchId: job.id, submittedAtMs: now.getTime(), deadlineMs: deps.config.researchDeadlineMs },
+          apiKey.account.id,
+        );
+      } catch (error) {
+        deps.logger.error({ err: error, researchId: job.id }, 'research workflow could not be started; refunding');
+        await failJob(em.fork(), job.id, 'internal_error', deps.clock());
+        throw error;
+      }
+    }
+    ctx.status = 202;
+    ctx.body = {
+      research_id: job.id,
+      status: 'processing',
+      estimated_seconds: await estimateForNewJob(em, apiKey, request.email, now),
+    };
+  });
+
+  router.get('/research-status/:researchId', async (ctx) => {
+    const { em } = ctx.state;
+    const apiKey = await authenticate(ctx, em);
+    const waitSeconds = readWaitSeconds(ctx);
+    const researchId = ctx.params.researchId;
+    ctx.body = waitSeconds > 0
+      ? await waitForStatus(deps, em, apiKey.account.id, researchId, waitSeconds)
+      : await researchStatus(deps, em, apiKey.account.id, researchId);
+  });
+
+  return router;
+}
+
+function readIdempotencyKey(ctx: Context): string | null {
+  const value = ctx.get('idempotency-key');
+  if (!value) return null;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { field: 'Idempotency-Key' });
+  }
+  return value;
+}
+
+/** Extension `?wait=N`: hold the reply up to N ≤ 25 seconds until the job ends. */
+function readWaitSeconds(ctx: Context): number {
+  const raw = ctx.query.wait;
+  if (raw === undefined) return 0;
+  const seconds = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(seconds) || seconds < 0) {
+    throw new AppError('invalid_request', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}.`, { field: 'wait' });
+  }
+  return Math.min(seconds, MAX_WAIT_SECONDS);
+}

@@ -1,0 +1,38 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { initOrm } from '../db/orm.ts';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import { connectTemporalClient } from '../lib/temporal-client.ts';
+import { createApp } from './app.ts';
+
+export interface ApiHandle {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** Connects PostgreSQL (applying migrations) and Temporal, then listens. */
+export async function bootstrapApi(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<ApiHandle> {
+  const orm = await initOrm(config.databaseUrl, { poolMax: config.dbPoolMax });
+  const temporal = await connectTemporalClient(config);
+  const app = createApp({ orm, temporal, config, logger, clock });
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  // Keep-alive longer than typical load-balancer idle timeouts avoids resets under load.
+  server.keepAliveTimeout = 65_000;
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host}:${port}`;
+  logger.info({ url }, 'API listening');
+  return {
+    url,
+    server,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await temporal.connection.close();
+      await orm.close();
+    },
+  };
+}

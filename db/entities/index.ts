@@ -1,0 +1,12 @@
+import { Account } from './account.ts';
+import { ApiKey } from './api-key.ts';
+import { CompanyRow } from './company.ts';
+import { CreditLedgerEntry } from './credit-ledger-entry.ts';
+import { DecisionMakerRow } from './decision-maker.ts';
+import { ProductContextRow } from './product-context.ts';
+import { ProspectRow } from './prospect.ts';
+import { ResearchJob } from './research-job.ts';
+
+export { Account, ApiKey, CompanyRow, CreditLedgerEntry, DecisionMakerRow, ProductContextRow, ProspectRow, ResearchJob };
+
+export const ENTITIES = [Account, ProductContextRow, ApiKey, ResearchJob, CreditLedgerEntry, ProspectRow, CompanyRow, DecisionMakerRow];

@@ -1,0 +1,36 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Account } from './account.ts';
+import { ProductContextRow } from './product-context.ts';
+import { ApiKey } from './api-key.ts';
+import type { ResearchRequest } from '../../domain/research-request.ts';
+import type { StoredResearchReply } from '../../domain/research-reply.ts';
+
+export const RESEARCH_JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type ResearchJobStatus = (typeof RESEARCH_JOB_STATUSES)[number];
+
+export const ResearchJob = defineEntity({
+  name: 'ResearchJob',
+  properties: {
+    /** `res_…`, also the Temporal workflow id. */
+    id: p.string().primary(),
+    account: () => p.manyToOne(Account).deleteRule('cascade'),
+    product: () => p.manyToOne(ProductContextRow).nullable().deleteRule('set null'),
+    apiKey: () => p.manyToOne(ApiKey).nullable().deleteRule('set null'),
+    email: p.string(),
+    request: p.json<ResearchRequest>(),
+    status: p.enum(RESEARCH_JOB_STATUSES),
+    error: p.string().nullable(),
+    submittedAt: p.datetime(),
+    startedAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+    /** `data` and `_meta` of the completed reply, frozen when the job completes. */
+    reply: p.json<StoredResearchReply>().nullable(),
+    /** Extension: `Idempotency-Key` header and a hash of the body it came with. */
+    idempotencyKey: p.string().nullable(),
+    requestHash: p.string().nullable(),
+    /** Model tokens spent on this job (AI step). */
+    modelUsage: p.json<{ calls: number; promptTokens: number; completionTokens: number }>().nullable(),
+  },
+});
+
+export type IResearchJob = InferEntity<typeof ResearchJob>;

@@ -1,0 +1,73 @@
+import type { CompanyPlan, ProspectPlan } from './research-pipeline.ts';
+import type { CompanyProfile, DecisionMakerProfile, NewsArticle, PersonProfile, SocialPost } from './enrichment.ts';
+import type { CompanyInsights, ProspectInsights } from './insights.ts';
+import { COMPANY_TTL_DAYS, DECISION_MAKERS_TTL_DAYS, PROSPECT_TTL_DAYS, isFresh } from './cache-policy.ts';
+
+// The three flags of spec §8.4 — fetch, needsAI, needsPosts — per part, from
+// what the cache holds. Pure, so every rule is testable with a fixed clock.
+
+export interface CachedProspect {
+  profile?: PersonProfile | null;
+  source?: string | null;
+  fetchedAt?: Date | null;
+  posts?: SocialPost[] | null;
+  postsFetchedAt?: Date | null;
+  insights?: ProspectInsights | null;
+}
+
+export function planProspect(cached: CachedProspect | null, now: Date): ProspectPlan {
+  const isProfileFresh = isFresh(cached?.fetchedAt, PROSPECT_TTL_DAYS, now);
+  const profile = cached?.profile ?? null;
+  return {
+    profile,
+    source: cached?.source ?? null,
+    posts: cached?.posts ?? null,
+    insights: cached?.insights ?? null,
+    needsFetch: !isProfileFresh,
+    needsPosts: isProfileFresh && profile?.socialUrl != null && !isFresh(cached?.postsFetchedAt, PROSPECT_TTL_DAYS, now),
+    needsAI: isProfileFresh && profile !== null && cached?.insights == null,
+  };
+}
+
+export interface CachedCompany {
+  companyKey: string;
+  profile?: CompanyProfile | null;
+  source?: string | null;
+  apisCalled: string[];
+  fetchedAt?: Date | null;
+  technologies?: string[] | null;
+  posts?: SocialPost[] | null;
+  postsFetchedAt?: Date | null;
+  news?: NewsArticle[] | null;
+  newsFetchedAt?: Date | null;
+  decisionMakers?: DecisionMakerProfile[] | null;
+  decisionMakersFetchedAt?: Date | null;
+  insights?: CompanyInsights | null;
+}
+
+export function planCompany(
+  companyKey: string,
+  cached: CachedCompany | null,
+  entitlements: { decisionMakers: boolean; companyNews: boolean },
+  now: Date,
+): CompanyPlan {
+  const isProfileFresh = isFresh(cached?.fetchedAt, COMPANY_TTL_DAYS, now);
+  const hasProfile = isProfileFresh && cached?.profile != null;
+  return {
+    companyKey,
+    profile: cached?.profile ?? null,
+    source: cached?.source ?? null,
+    apisCalled: cached?.apisCalled ?? [],
+    technologies: cached?.technologies ?? null,
+    posts: cached?.posts ?? null,
+    news: cached?.news ?? null,
+    decisionMakers: cached?.decisionMakers ?? null,
+    insights: cached?.insights ?? null,
+    needsFetch: !isProfileFresh,
+    needsPosts: hasProfile && !isFresh(cached?.postsFetchedAt, COMPANY_TTL_DAYS, now),
+    needsNews: hasProfile && entitlements.companyNews && !isFresh(cached?.newsFetchedAt, COMPANY_TTL_DAYS, now),
+    needsDecisionMakers:
+      hasProfile && entitlements.decisionMakers && !isFresh(cached?.decisionMakersFetchedAt, DECISION_MAKERS_TTL_DAYS, now),
+    needsAI: hasProfile && cached?.insights == null,
+  };
+}

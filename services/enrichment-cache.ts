@@ -1,0 +1,80 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompanyRow, DecisionMakerRow, ProspectRow } from '../db/entities/index.ts';
+import type { ICompanyRow } from '../db/entities/company.ts';
+import type { IDecisionMakerRow } from '../db/entities/decision-maker.ts';
+import type { IProspectRow } from '../db/entities/prospect.ts';
+import type { IResearchJob } from '../db/entities/research-job.ts';
+import type { CachedCompany } from '../domain/cache-flags.ts';
+import type { DecisionMakerProfile } from '../domain/enrichment.ts';
+import type { CompanyOutcome, ProspectOutcome, ResearchOutcome } from '../domain/research-pipeline.ts';
+
+// The cache of spec §8.4 lives in the prospect, company and decision-maker
+// rows, scoped to (account, product). Refreshed parts overwrite what was there.
+
+export async function loadCachedCompany(em: EntityManager, accountId: number, productId: number, companyKey: string): Promise<CachedCompany | null> {
+  const row = await em.findOne(CompanyRow, { account: accountId, product: productId, companyKey });
+  if (!row) return null;
+  const decisionMakers = await em.find(DecisionMakerRow, { company: row }, { orderBy: { id: 'asc' } });
+  return { ...row, decisionMakers: row.decisionMakersFetchedAt ? decisionMakers.map(toProfile) : null };
+}
+
+function toProfile(row: IDecisionMakerRow): DecisionMakerProfile {
+  const { fullName, positionTitle, socialUrl, pictureUrl, locationText, companyName } = row;
+  return { fullName, positionTitle, socialUrl, pictureUrl: pictureUrl ?? null, locationText: locationText ?? null, companyName };
+}
+
+export interface StoredRows {
+  prospectRow: IProspectRow;
+  companyRow: ICompanyRow | null;
+  decisionMakerRows: IDecisionMakerRow[];
+}
+
+export async function storeOutcome(em: EntityManager, job: IResearchJob, outcome: ResearchOutcome, now: Date): Promise<StoredRows> {
+  const scope = { account: job.account, product: job.product! };
+  const prospectRow = await storeProspect(em, scope, job.email, outcome.prospect, now);
+  const company = outcome.company ? await storeCompany(em, scope, outcome.company, now) : null;
+  await em.flush();
+  return { prospectRow, companyRow: company?.row ?? null, decisionMakerRows: company?.decisionMakers ?? [] };
+}
+
+type Scope = { account: IResearchJob['account']; product: NonNullable<IResearchJob['product']> };
+
+async function storeProspect(em: EntityManager, scope: Scope, email: string, outcome: ProspectOutcome, now: Date): Promise<IProspectRow> {
+  const row =
+    (await em.findOne(ProspectRow, { ...scope, email })) ??
+    em.create(ProspectRow, { ...scope, email, profile: null, source: null, fetchedAt: null, posts: null, postsFetchedAt: null, insights: null, insightsGeneratedAt: null });
+  if (outcome.isRefreshed) Object.assign(row, { profile: outcome.profile, source: outcome.source, fetchedAt: now });
+  if (outcome.arePostsRefreshed) Object.assign(row, { posts: outcome.posts, postsFetchedAt: now });
+  row.insights = outcome.insights;
+  if (outcome.areInsightsRefreshed) row.insightsGeneratedAt = now;
+  return row;
+}
+
+async function storeCompany(
+  em: EntityManager,
+  scope: Scope,
+  outcome: CompanyOutcome,
+  now: Date,
+): Promise<{ row: ICompanyRow; decisionMakers: IDecisionMakerRow[] }> {
+  const empty = {
+    profile: null, source: null, apisCalled: [], fetchedAt: null, technologies: null, posts: null, postsFetchedAt: null,
+    news: null, newsFetchedAt: null, decisionMakersFetchedAt: null, insights: null, insightsGeneratedAt: null,
+  };
+  const row =
+    (await em.findOne(CompanyRow, { ...scope, companyKey: outcome.companyKey })) ??
+    em.create(CompanyRow, { ...scope, companyKey: outcome.companyKey, ...empty });
+  if (outcome.isRefreshed) Object.assign(row, { profile: outcome.profile, source: outcome.source, fetchedAt: now, apisCalled: outcome.apisCalled });
+  Object.assign(row, { technologies: outcome.technologies, insights: outcome.insights });
+  if (outcome.arePostsRefreshed) Object.assign(row, { posts: outcome.posts, postsFetchedAt: now });
+  if (outcome.isNewsRefreshed) Object.assign(row, { news: outcome.news, newsFetchedAt: now });
+  if (outcome.areInsightsRefreshed) row.insightsGeneratedAt = now;
+
+  if (outcome.areDecisionMakersRefreshed) {
+    if (row.id) await em.nativeDelete(DecisionMakerRow, { company: row.id });
+    row.decisionMakersFetchedAt = now;
+    const created = (outcome.decisionMakers ?? []).map((person) => em.create(DecisionMakerRow, { company: row, ...person }));
+    return { row, decisionMakers: created };
+  }
+  const decisionMakers = row.id ? await em.find(DecisionMakerRow, { company: row.id }, { orderBy: { id: 'asc' } }) : [];
+  return { row, decisionMakers };
+}

@@ -1,0 +1,104 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ResearchJob } from '../db/entities/index.ts';
+import type { IApiKey } from '../db/entities/api-key.ts';
+import type { IResearchJob } from '../db/entities/research-job.ts';
+import type { ResearchRequest } from '../domain/research-request.ts';
+import type { StoredResearchReply } from '../domain/research-reply.ts';
+import type { ResearchFailure } from '../domain/research-contract.ts';
+import { newResearchId } from '../lib/ids.ts';
+import { consumeCredit, lockAccount, refundCredit, type CreditRefusal } from './credits.ts';
+
+/** DECISIONS.md: the same Idempotency-Key and body within 24 h returns the first job. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export type Submission =
+  | { outcome: 'accepted'; job: IResearchJob }
+  | { outcome: 'replayed'; job: IResearchJob }
+  | { outcome: 'refused'; refusal: CreditRefusal }
+  | { outcome: 'idempotency_conflict' };
+
+/**
+ * Records a research job and takes its credit in one transaction (DECISIONS.md:
+ * never more than the limit under any concurrency). The account row lock also
+ * serialises concurrent requests that share an Idempotency-Key.
+ */
+export async function submitResearchJob(
+  em: EntityManager,
+  input: { apiKey: IApiKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string },
+  now: Date,
+): Promise<Submission> {
+  return em.transactional(async (tx) => {
+    const account = await lockAccount(tx, input.apiKey.account.id, now);
+    if (input.idempotencyKey) {
+      const earlier = await tx.findOne(ResearchJob, { account, idempotencyKey: input.idempotencyKey });
+      if (earlier && now.getTime() - earlier.submittedAt.getTime() < IDEMPOTENCY_WINDOW_MS) {
+        return earlier.requestHash === input.requestHash
+          ? { outcome: 'replayed', job: earlier }
+          : { outcome: 'idempotency_conflict' };
+      }
+      // An expired key may be used again: the old job lets go of it.
+      if (earlier) await tx.nativeUpdate(ResearchJob, { id: earlier.id }, { idempotencyKey: null });
+    }
+    const researchId = newResearchId();
+    const refusal = consumeCredit(tx, account, researchId);
+    if (refusal) return { outcome: 'refused', refusal };
+    const job = tx.create(ResearchJob, {
+      id: researchId,
+      account,
+      product: input.apiKey.product,
+      apiKey: input.apiKey,
+      email: input.request.email,
+      request: input.request,
+      status: 'queued',
+      error: null,
+      submittedAt: now,
+      startedAt: null,
+      completedAt: null,
+      reply: null,
+      idempotencyKey: input.idempotencyKey,
+      requestHash: input.requestHash,
+      modelUsage: null,
+    });
+    return { outcome: 'accepted', job };
+  });
+}
+
+const RUNNING = ['queued', 'processing'] as const;
+
+/** A worker picked the job up: `queued` → `processing`. */
+export async function markProcessing(em: EntityManager, researchId: string, now: Date): Promise<void> {
+  await em.nativeUpdate(ResearchJob, { id: researchId, status: 'queued' }, { status: 'processing', startedAt: now });
+}
+
+/** Freezes the reply; false when the job had already ended (e.g. failed by the deadline). */
+export async function completeJob(
+  em: EntityManager,
+  researchId: string,
+  reply: StoredResearchReply,
+  modelUsage: IResearchJob['modelUsage'],
+  now: Date,
+): Promise<boolean> {
+  const updated = await em.nativeUpdate(
+    ResearchJob,
+    { id: researchId, status: { $in: [...RUNNING] } },
+    { status: 'completed', completedAt: now, reply, modelUsage },
+  );
+  return updated > 0;
+}
+
+/**
+ * Ends a running job `failed` and refunds its credit in the same transaction
+ * (spec §8.2: `internal_error` and `timeout` are refunded). Safe to repeat.
+ */
+export async function failJob(em: EntityManager, researchId: string, failure: ResearchFailure, now: Date): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const updated = await tx.nativeUpdate(
+      ResearchJob,
+      { id: researchId, status: { $in: [...RUNNING] } },
+      { status: 'failed', error: failure, completedAt: now },
+    );
+    const job = await tx.findOne(ResearchJob, researchId);
+    if (job?.status === 'failed') await refundCredit(tx, researchId, failure, now);
+    return updated > 0;
+  });
+}

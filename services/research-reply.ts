@@ -1,0 +1,123 @@
+import type { ICompanyRow } from '../db/entities/company.ts';
+import type { IDecisionMakerRow } from '../db/entities/decision-maker.ts';
+import type { IProspectRow } from '../db/entities/prospect.ts';
+import { ageInDays } from '../domain/cache-policy.ts';
+import type { NewsArticle, SocialPost } from '../domain/enrichment.ts';
+import type { ResearchOutcome } from '../domain/research-pipeline.ts';
+import type { ReplyMeta, ResearchData, StoredResearchReply } from '../domain/research-reply.ts';
+
+const MAX_POSTS = 3;
+const MAX_NEWS = 3;
+const NEWS_MAX_AGE_MONTHS = 12;
+
+export interface ReplyInput {
+  email: string;
+  prospectRow: IProspectRow;
+  companyRow: ICompanyRow | null;
+  decisionMakerRows: IDecisionMakerRow[];
+  outcome: ResearchOutcome;
+  entitlements: { decisionMakers: boolean; companyNews: boolean };
+  now: Date;
+}
+
+/** The completed reply (spec §2.2–2.4) from the stored rows; plan rules decide what is shown. */
+export function buildStoredReply(input: ReplyInput): StoredResearchReply {
+  const data: ResearchData = {
+    prospect: prospectData(input.prospectRow, input.email),
+    company: input.companyRow?.profile ? companyData(input.companyRow, input.entitlements.companyNews, input.now) : null,
+    decision_makers: input.entitlements.decisionMakers ? input.decisionMakerRows.map(decisionMakerData) : [],
+  };
+  return { data, meta: meta(input) };
+}
+
+function prospectData(row: IProspectRow, email: string): ResearchData['prospect'] {
+  const profile = row.profile;
+  const insights = row.insights;
+  return {
+    id: row.id,
+    name: profile?.fullName ?? null,
+    // Always English (DECISIONS.md): without the AI step's translation there is no title to show.
+    title: insights?.titleEnglish ?? null,
+    company: profile?.companyName ?? null,
+    email,
+    social_url: profile?.socialUrl ?? null,
+    photo: profile?.photoUrl ?? null,
+    last_role_start: profile?.lastRoleStart ?? null,
+    summary: insights?.summary ?? null,
+    opening_talk: insights?.openingTalk ?? null,
+    posts: row.posts ? postsData(row.posts, insights?.postSummaries) : null,
+  };
+}
+
+function companyData(row: ICompanyRow, hasNews: boolean, now: Date): ResearchData['company'] {
+  const profile = row.profile!;
+  const insights = row.insights;
+  return {
+    id: row.id,
+    name: profile.name,
+    description: insights?.descriptionEnglish ?? null,
+    social_url: profile.socialUrl,
+    website: profile.website,
+    industry: profile.industry,
+    hq: profile.hq,
+    revenue: profile.revenue,
+    employees: profile.employees,
+    technologies: row.technologies ?? null,
+    problems: insights?.problems ?? null,
+    services: insights?.services ?? null,
+    icp: insights?.icp ?? null,
+    synergy_points: insights?.synergyPoints ?? null,
+    discovery_questions: insights?.discoveryQuestions ?? null,
+    clients: profile.clientsCount ? { count: profile.clientsCount } : null,
+    news: hasNews && row.news ? newsData(row.news, insights?.newsSummaries, now) : [],
+    insights: insights?.insights ?? null,
+    posts: row.posts ? postsData(row.posts, insights?.postSummaries) : null,
+  };
+}
+
+function postsData(posts: SocialPost[], summaries: string[] | undefined) {
+  return posts.slice(0, MAX_POSTS).map((post, index) => ({
+    text: post.text,
+    posted: post.posted,
+    post_url: post.postUrl,
+    reshared: post.reshared,
+    summary: summaries?.[index] ?? null,
+  }));
+}
+
+/** Spec §2.3: at most 3 items, at most 12 months old on the day of the reply. */
+function newsData(news: NewsArticle[], summaries: string[] | undefined, now: Date) {
+  const oldest = new Date(now);
+  oldest.setUTCMonth(oldest.getUTCMonth() - NEWS_MAX_AGE_MONTHS);
+  const cutoff = oldest.toISOString().slice(0, 10);
+  return news
+    .map((article, index) => ({ article, summary: summaries?.[index] ?? null }))
+    .filter(({ article }) => article.publishedOn >= cutoff)
+    .slice(0, MAX_NEWS)
+    .map(({ article, summary }) => ({ summary, url: article.url, date: article.publishedOn.slice(0, 7) }));
+}
+
+function decisionMakerData(row: IDecisionMakerRow): ResearchData['decision_makers'][number] {
+  return {
+    id: row.id,
+    full_name: row.fullName,
+    position_title: row.positionTitle,
+    social_url: row.socialUrl,
+    picture_url: row.pictureUrl ?? null,
+    location_text: row.locationText ?? null,
+    company_name: row.companyName,
+  };
+}
+
+function meta({ prospectRow, companyRow, outcome, now }: ReplyInput): ReplyMeta {
+  const fetchedAt = prospectRow.fetchedAt;
+  return {
+    prospect: {
+      from_cache: !outcome.prospect.isRefreshed,
+      cache_age_days: fetchedAt ? ageInDays(fetchedAt, now) : 0,
+      source: prospectRow.source ?? null,
+    },
+    ...(companyRow && outcome.company ? { company: { from_cache: !outcome.company.isRefreshed, apis_called: outcome.company.apisCalled } } : {}),
+    ai: { source: outcome.ai.source, generated: outcome.ai.usage !== null },
+  };
+}

@@ -1,0 +1,16 @@
+import { loadConfig } from '../lib/config.ts';
+import { createLogger } from '../lib/logger.ts';
+import { createResearchWorker } from './create-worker.ts';
+import { buildActivityDeps } from './dependencies.ts';
+import { installTemporalLogging } from './telemetry.ts';
+
+const logger = createLogger('worker');
+installTemporalLogging(logger, 'WARN');
+const config = loadConfig();
+const deps = await buildActivityDeps(config, logger);
+const { worker, connection } = await createResearchWorker({ config, ...deps });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
+logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address }, 'worker running');
+await worker.run();
+await connection.close();
+await deps.orm.close();

@@ -1,0 +1,40 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../domain/research-contract.ts';
+
+// Named activity option profiles (STYLE.md habit 3), every field spelled out.
+
+/** Database reads and writes: quick, and worth retrying through a PostgreSQL restart. */
+export const dbWrite: ActivityOptions = {
+  startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [FAILURE_TYPES.jobNotFound, FAILURE_TYPES.invalidState],
+  },
+};
+
+/** One enrichment lookup; the provider clients retry 429/5xx themselves, so few attempts here. */
+export const providerCall: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 2,
+    nonRetryableErrorTypes: [],
+  },
+};
+
+/** The AI step; the client retries 429/5xx and repairs sizes, and a failure is a result (null). */
+export const modelCall: ActivityOptions = {
+  startToCloseTimeout: '90 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 2,
+    nonRetryableErrorTypes: [FAILURE_TYPES.aiUnavailable],
+  },
+};

@@ -1,0 +1,2 @@
+// Entry point of the workflow bundle: every workflow the worker runs.
+export { researchWorkflow } from './research-workflow.ts';

@@ -1,0 +1,64 @@
+import type { InsightsInput, InsightsResult } from '../domain/insights.ts';
+import type { CompanyOutcome, ProspectOutcome, ResearchOutcome, ResearchPlan } from '../domain/research-pipeline.ts';
+import type { CompanyState, PersonPostsState, PersonState } from './enrichment-steps.ts';
+
+/**
+ * What the AI step must (re)write: a half whose data changed or whose insights
+ * are missing (`needsAI`). Null when nothing needs the model (a cache hit).
+ */
+export function insightsInputFor(
+  plan: ResearchPlan,
+  person: PersonState,
+  posts: PersonPostsState,
+  company: CompanyState | null,
+): InsightsInput | null {
+  const needsProspect = person.profile !== null && (person.isRefreshed || posts.arePostsRefreshed || plan.prospect.needsAI);
+  const needsCompany =
+    company?.profile != null &&
+    (company.isRefreshed || company.arePostsRefreshed || company.isNewsRefreshed || company.plan.needsAI);
+  if (!needsProspect && !needsCompany) return null;
+  return {
+    ...plan.insightsContext,
+    person: person.profile,
+    personPosts: posts.posts ?? [],
+    company: company?.profile ?? null,
+    companyPosts: company?.posts ?? [],
+    news: company?.news ?? [],
+    technologies: company?.technologies ?? [],
+    needs: { prospect: needsProspect, company: needsCompany },
+  };
+}
+
+/**
+ * Merges fresh and cached parts. A half the model was asked for but could not
+ * write is stored as null, so the next request regenerates it (spec §8.4).
+ */
+export function buildOutcome(
+  plan: ResearchPlan,
+  person: PersonState,
+  posts: PersonPostsState,
+  company: CompanyState | null,
+  input: InsightsInput | null,
+  result: InsightsResult | null,
+): ResearchOutcome {
+  const prospect: ProspectOutcome = {
+    ...person,
+    ...posts,
+    insights: input?.needs.prospect ? (result?.prospect ?? null) : plan.prospect.insights,
+    areInsightsRefreshed: Boolean(input?.needs.prospect && result?.prospect),
+  };
+  let companyOutcome: CompanyOutcome | null = null;
+  if (company) {
+    const { plan: companyPlan, ...rest } = company;
+    companyOutcome = {
+      ...rest,
+      insights: input?.needs.company ? (result?.company ?? null) : companyPlan.insights,
+      areInsightsRefreshed: Boolean(input?.needs.company && result?.company),
+    };
+  }
+  return {
+    prospect,
+    company: companyOutcome,
+    ai: { source: result?.source ?? null, usage: result?.usage ?? null },
+  };
+}

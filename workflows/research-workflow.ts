@@ -1,0 +1,77 @@
+import {
+  CancellationScope,
+  defineQuery,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { PROGRESS_QUERY, type ResearchProgress, type ResearchWorkflowInput } from '../domain/research-contract.ts';
+import type { ResearchPlan } from '../domain/research-pipeline.ts';
+import { dbWrite, modelCall, providerCall } from './activity-profiles.ts';
+import { enrichCompany, enrichPerson, enrichPersonPosts, resolveCompany, type Enrichment } from './enrichment-steps.ts';
+import { buildOutcome, insightsInputFor } from './outcome.ts';
+
+const jobs = proxyActivities<Activities>(dbWrite);
+const enrichment = proxyActivities<Activities>(providerCall);
+const model = proxyActivities<Activities>(modelCall);
+
+export const progressQuery = defineQuery<ResearchProgress>(PROGRESS_QUERY);
+
+/**
+ * One research job (DESIGN.md "The research path"). The 3-minute deadline is
+ * enforced here rather than by a server-side timeout, so that the job record
+ * and the refund always agree with what the caller sees.
+ */
+export async function researchWorkflow(input: ResearchWorkflowInput): Promise<'completed' | 'failed'> {
+  const progress: ResearchProgress = { stage: 'queued', partsDone: [], isCacheHit: false };
+  setHandler(progressQuery, () => progress);
+  const deadlineAtMs = input.submittedAtMs + input.deadlineMs;
+
+  try {
+    await CancellationScope.withTimeout(Math.max(0, deadlineAtMs - Date.now()), () => runPipeline(input, progress));
+    return 'completed';
+  } catch (error) {
+    const failure = isCancellation(error) && Date.now() >= deadlineAtMs ? 'timeout' : 'internal_error';
+    log.warn('research job failed', { researchId: input.researchId, failure, error: String(error) });
+    // The refund must happen even though the scope above was cancelled.
+    await CancellationScope.nonCancellable(() => jobs.failResearch(input.researchId, failure));
+    return 'failed';
+  }
+}
+
+async function runPipeline(input: ResearchWorkflowInput, progress: ResearchProgress): Promise<void> {
+  progress.stage = 'loading_cache';
+  const plan = await jobs.startResearch(input.researchId);
+  if (plan.hasEnded) return;
+  progress.isCacheHit = isCacheHit(plan);
+
+  // Independent chains run side by side: person → posts, and (person →) company → its parts.
+  progress.stage = 'fetching_data';
+  const steps: Enrichment = { activities: enrichment, jobs, markDone: (part) => progress.partsDone.push(part) };
+  const person = enrichPerson(steps, plan);
+  const [personState, posts, company] = await Promise.all([
+    person,
+    person.then((state) => enrichPersonPosts(steps, plan, state)),
+    resolveCompany(steps, plan, person).then((resolved) =>
+      resolved ? enrichCompany(steps, plan, resolved.companyPlan, resolved.query) : null,
+    ),
+  ]);
+
+  progress.stage = 'generating_insights';
+  const insightsInput = insightsInputFor(plan, personState, posts, company);
+  const insights = insightsInput ? await model.generateInsights(insightsInput) : null;
+
+  progress.stage = 'storing_results';
+  await jobs.finishResearch(input.researchId, buildOutcome(plan, personState, posts, company, insightsInput, insights));
+  progress.stage = 'done';
+}
+
+function isCacheHit(plan: ResearchPlan): boolean {
+  const { prospect, company } = plan;
+  const prospectHit = !prospect.needsFetch && !prospect.needsPosts && !prospect.needsAI;
+  const companyHit =
+    company !== null && !company.needsFetch && !company.needsPosts && !company.needsNews && !company.needsDecisionMakers && !company.needsAI;
+  return prospectHit && companyHit;
+}
