@@ -1,5 +1,5 @@
 import { createRng, type Rng } from './prng.ts';
-import { generateTitle, seniorityForRank, type Seniority } from './titles.ts';
+import { generateTitle, seniorityForRank, type Gender, type Seniority } from './titles.ts';
 import { COMPANY_STEMS, EMPLOYEE_RANGES, INDUSTRIES, LOCALE_WEIGHTS, LOCALES, REVENUE_RANGES, type Locale } from './word-lists.ts';
 import { companyDescription } from './descriptions.ts';
 
@@ -91,6 +91,11 @@ export function asciiSlug(text: string): string {
     .toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
 
+/** Polish adjectival surnames agree with gender: Kowalski → Kowalska. */
+function genderedSurname(surname: string, gender: Gender, locale: Locale): string {
+  return locale === 'pl' && gender === 'f' ? surname.replace(/(sk|ck|dzk)i$/, '$1a') : surname;
+}
+
 function locationOf(place: { city: string; region: string }, country: string): string {
   return `${place.city}, ${place.region}, ${country}`;
 }
@@ -137,15 +142,18 @@ export function generateWorld(seed: number, now: Date, size: WorldSize = DEFAULT
 
     const usedEmails = new Set<string>();
     for (let rank = 0; rank < peopleCount; rank++) {
-      const firstName = rng.pick(words.firstNames);
-      const lastName = rng.pick(words.lastNames);
+      // First-name lists alternate masculine and feminine names.
+      const nameIndex = rng.int(0, words.firstNames.length - 1);
+      const gender: Gender = nameIndex % 2 === 0 ? 'm' : 'f';
+      const firstName = words.firstNames[nameIndex];
+      const lastName = genderedSurname(rng.pick(words.lastNames), gender, locale);
       const first = asciiSlug(firstName).replace(/-/g, '');
       const last = asciiSlug(lastName).replace(/-/g, '');
       const patternRoll = rng.next();
       let local = patternRoll < 0.75 ? `${first}.${last}` : patternRoll < 0.88 ? `${first[0]}${last}` : patternRoll < 0.95 ? first : `${first}${last[0]}`;
       for (let n = 2; usedEmails.has(local); n++) local = `${local.replace(/\d+$/, '')}${n}`;
       usedEmails.add(local);
-      const title = generateTitle(rng, seniorityForRank(rng, rank), locale);
+      const title = generateTitle(rng, seniorityForRank(rng, rank), locale, gender);
       const personIndex = people.length;
       const roleStartMs = nowMs - rng.int(30, 365 * 9) * DAY_MS;
       people.push({

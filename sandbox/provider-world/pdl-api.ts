@@ -46,7 +46,7 @@ function personRecord(world: World, person: WorldPerson, context: RequestContext
     job_company_size: company.employeeRange,
     // PDL often knows only the month a role started, sometimes not even that.
     job_start_date: rng.chance(0.3) ? null : rng.chance(0.5) ? person.roleStart.slice(0, 7) : person.roleStart,
-    location_name: rng.chance(0.15) ? null : person.location,
+    location_name: rng.chance(0.15) ? null : as(person.location),
     location_country: company.country,
     skills: [], interests: [],
   };

@@ -44,7 +44,8 @@ const ADD_ONS: Block[] = [
   { name: 'Segment', head: '<script src="https://cdn.segment.com/analytics.js/v1/sbxkey/analytics.min.js"></script>' },
   { name: 'Cookiebot', head: '<script id="Cookiebot" src="https://consent.cookiebot.com/uc.js" data-cbid="sandbox"></script>' },
   { name: 'OneTrust', head: '<script src="https://cdn.cookielaw.org/scripttemplates/otSDKStub.js" data-domain-script="sbx"></script>', cookies: ['OptanonConsent=isGpcEnabled=0; Path=/'] },
-  { name: 'Marketo', body: '<script src="https://munchkin.marketo.net/munchkin.js"></script>', cookies: ['_mkto_trk=id:123-ABC-456; Path=/'] },
+  // No `_mkto_trk` cookie: Wappalyzer's data also files it under PyScript, a false positive.
+  { name: 'Marketo', body: '<script src="https://munchkin.marketo.net/munchkin.js"></script>' },
   { name: 'Linkedin Insight Tag', body: '<script async src="https://snap.licdn.com/li.lms-analytics/insight.min.js"></script>' },
   { name: 'Facebook Pixel', body: '<script async src="https://connect.facebook.net/en_US/fbevents.js"></script>' },
   { name: 'jQuery', head: '<script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>' },

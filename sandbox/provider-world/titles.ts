@@ -16,27 +16,32 @@ const ENGLISH: Record<Seniority, (d: Department) => string> = {
   entry: (d) => ({ sales: 'Sales Development Representative', marketing: 'Marketing Coordinator', engineering: 'Software Engineer', finance: 'Financial Analyst', operations: 'Operations Associate', people: 'HR Coordinator' })[d],
 };
 
+export type Gender = 'm' | 'f';
+
+/** A title with its masculine and feminine forms (the same string where the language has one). */
+type Gendered = readonly [masculine: string, feminine: string];
+
 // Titles as people really write them on their profiles in their own language.
-const LOCAL: Partial<Record<Locale, Partial<Record<Seniority, Partial<Record<Department, string>>>>>> = {
+const LOCAL: Partial<Record<Locale, Partial<Record<Seniority, Partial<Record<Department, Gendered>>>>>> = {
   de: {
-    c_suite: { operations: 'Geschäftsführer', engineering: 'Technischer Geschäftsführer' },
-    vp: { sales: 'Bereichsleiter Vertrieb' },
-    director: { sales: 'Vertriebsleiter', marketing: 'Leiterin Marketing', engineering: 'Leiter Softwareentwicklung' },
-    manager: { sales: 'Teamleiter Vertrieb', people: 'Personalreferentin' },
+    c_suite: { operations: ['Geschäftsführer', 'Geschäftsführerin'], engineering: ['Technischer Geschäftsführer', 'Technische Geschäftsführerin'] },
+    vp: { sales: ['Bereichsleiter Vertrieb', 'Bereichsleiterin Vertrieb'] },
+    director: { sales: ['Vertriebsleiter', 'Vertriebsleiterin'], marketing: ['Leiter Marketing', 'Leiterin Marketing'], engineering: ['Leiter Softwareentwicklung', 'Leiterin Softwareentwicklung'] },
+    manager: { sales: ['Teamleiter Vertrieb', 'Teamleiterin Vertrieb'], people: ['Personalreferent', 'Personalreferentin'] },
   },
   fr: {
-    c_suite: { operations: 'Président-Directeur Général', finance: 'Directeur Administratif et Financier' },
-    director: { marketing: 'Directrice Marketing', sales: 'Directeur Commercial' },
-    manager: { marketing: 'Responsable Marketing Digital' },
+    c_suite: { operations: ['Président-Directeur Général', 'Présidente-Directrice Générale'], finance: ['Directeur Administratif et Financier', 'Directrice Administrative et Financière'] },
+    director: { marketing: ['Directeur Marketing', 'Directrice Marketing'], sales: ['Directeur Commercial', 'Directrice Commerciale'] },
+    manager: { marketing: ['Responsable Marketing Digital', 'Responsable Marketing Digital'] },
   },
   pl: {
-    c_suite: { operations: 'Prezes Zarządu' },
-    director: { sales: 'Dyrektor Sprzedaży', marketing: 'Dyrektor Marketingu' },
-    manager: { sales: 'Kierownik Działu Sprzedaży' },
+    c_suite: { operations: ['Prezes Zarządu', 'Prezes Zarządu'] },
+    director: { sales: ['Dyrektor Sprzedaży', 'Dyrektor Sprzedaży'], marketing: ['Dyrektor Marketingu', 'Dyrektor Marketingu'] },
+    manager: { sales: ['Kierownik Działu Sprzedaży', 'Kierowniczka Działu Sprzedaży'] },
   },
-  es: { director: { sales: 'Director de Ventas', marketing: 'Directora de Marketing' } },
-  nl: { director: { sales: 'Directeur Verkoop' } },
-  it: { director: { sales: 'Direttore Commerciale' } },
+  es: { director: { sales: ['Director de Ventas', 'Directora de Ventas'], marketing: ['Director de Marketing', 'Directora de Marketing'] } },
+  nl: { director: { sales: ['Directeur Verkoop', 'Directeur Verkoop'] } },
+  it: { director: { sales: ['Direttore Commerciale', 'Direttrice Commerciale'] } },
 };
 
 const DEPARTMENTS: readonly Department[] = ['sales', 'marketing', 'engineering', 'finance', 'operations', 'people'];
@@ -49,10 +54,10 @@ export interface GeneratedTitle {
 }
 
 /** A title for the given seniority; people in non-English locales often keep the local form. */
-export function generateTitle(rng: Rng, seniority: Seniority, locale: Locale): GeneratedTitle {
+export function generateTitle(rng: Rng, seniority: Seniority, locale: Locale, gender: Gender): GeneratedTitle {
   const department = rng.pick(DEPARTMENTS);
   const local = LOCAL[locale]?.[seniority]?.[department];
-  if (local && rng.chance(0.7)) return { title: local, seniority, department, isEnglish: false };
+  if (local && rng.chance(0.7)) return { title: local[gender === 'm' ? 0 : 1], seniority, department, isEnglish: false };
   return { title: ENGLISH[seniority](department), seniority, department, isEnglish: true };
 }
 

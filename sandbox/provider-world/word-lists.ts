@@ -7,6 +7,7 @@ export interface LocaleWords {
   country: string;
   tlds: readonly string[];
   cities: readonly { city: string; region: string }[];
+  /** Alternating masculine, feminine: an even index is a masculine name. */
   firstNames: readonly string[];
   lastNames: readonly string[];
 }
