@@ -1,4 +1,5 @@
-import type { Chaos, FaultsConfig, LatencyMap } from './faults.ts';
+import { z } from 'zod';
+import { ENDPOINTS, type Chaos, type FaultsConfig, type LatencyMap } from './faults.ts';
 import type { Reply } from './provider-api.ts';
 import type { World } from './world.ts';
 import type { Coverage } from './generate-world.ts';
@@ -10,6 +11,22 @@ interface AdminDeps {
 }
 
 const COVERAGES: readonly Coverage[] = ['pdl', 'apollo', 'both', 'none'];
+
+const rate = z.number().min(0).max(1).optional();
+const ZEndpointFaults = z.object({
+  timeoutRate: rate, rateLimitRate: rate, serverErrorRate: rate, unavailableRate: rate,
+  retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
+  script: z.array(z.enum(['timeout', 'rate_limit', 'server_error', 'unavailable', 'ok'])).optional(),
+});
+const ZLatency = z.object({ meanMs: z.number().min(0).max(120_000), jitterMs: z.number().min(0).max(120_000).optional() });
+const endpointKey = z.enum([...ENDPOINTS, '*']);
+// Strict: a typo in a chaos script should fail loudly, not silently do nothing.
+const ZAdminConfig = z.strictObject({
+  faults: z.partialRecord(endpointKey, ZEndpointFaults).optional(),
+  latency: z.partialRecord(endpointKey, ZLatency).optional(),
+  timeoutHoldMs: z.number().int().min(0).max(600_000).optional(),
+  replace: z.boolean().optional(),
+});
 
 // Lets other processes (tests, benchmarks, chaos scripts) drive the world:
 //   GET  /__admin/calls                 counters per endpoint
@@ -25,14 +42,16 @@ export function handleAdmin(method: string, url: URL, body: Record<string, unkno
   }
   if (method === 'GET' && path === '/__admin/config') return { status: 200, body: chaos.state };
   if (method === 'POST' && path === '/__admin/config') {
-    if (body === null) return { status: 400, body: { error: 'invalid JSON body' } };
-    if (body.replace === true) {
+    const parsed = ZAdminConfig.safeParse(body);
+    if (!parsed.success) return { status: 400, body: { error: 'invalid config', issues: parsed.error.issues } };
+    const config = parsed.data;
+    if (config.replace) {
       chaos.setFaults(null);
       chaos.setLatency(null);
     }
-    if (body.faults && typeof body.faults === 'object') chaos.setFaults(body.faults as FaultsConfig);
-    if (body.latency && typeof body.latency === 'object') chaos.setLatency(body.latency as LatencyMap);
-    if (typeof body.timeoutHoldMs === 'number') chaos.state.timeoutHoldMs = body.timeoutHoldMs;
+    if (config.faults) chaos.setFaults(config.faults);
+    if (config.latency) chaos.setLatency(config.latency);
+    if (config.timeoutHoldMs !== undefined) chaos.state.timeoutHoldMs = config.timeoutHoldMs;
     return { status: 200, body: chaos.state };
   }
   if (method === 'POST' && path === '/__admin/reset') {

@@ -4,7 +4,11 @@ import { startProviderWorld } from './server.ts';
 async function main() {
   const port = Number(process.env.PORT ?? process.env.SANDBOX_PROVIDER_PORT ?? 4010);
   const seed = process.env.SANDBOX_SEED ? Number(process.env.SANDBOX_SEED) : undefined;
-  const world = await startProviderWorld({ port, host: process.env.SANDBOX_PROVIDER_HOST, seed });
+  // Optional realistic provider latency for local runs, e.g. 400 ± 300 ms.
+  const meanMs = Number(process.env.SANDBOX_PROVIDER_LATENCY_MS ?? 0);
+  const jitterMs = Number(process.env.SANDBOX_PROVIDER_JITTER_MS ?? 0);
+  const latency = meanMs > 0 ? { '*': { meanMs, jitterMs } } : undefined;
+  const world = await startProviderWorld({ port, host: process.env.SANDBOX_PROVIDER_HOST, seed, latency });
   console.log(JSON.stringify({ service: 'provider-world', url: world.url, companies: world.world.companies.length, people: world.world.people.length }));
   const stop = () => void world.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

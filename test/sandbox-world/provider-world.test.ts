@@ -74,6 +74,13 @@ describe('provider world admin API', () => {
     expect(sample.people).toHaveLength(2);
   });
 
+  it('rejects a malformed fault config instead of ignoring it', async () => {
+    const reply = await fetch(`${handle.url}/__admin/config`, { method: 'POST', body: JSON.stringify({ faults: { 'pdl.persn': { timeoutRate: 1 } } }) });
+    expect(reply.status).toBe(400);
+    const state = await (await fetch(`${handle.url}/__admin/config`)).json() as { faults: object };
+    expect(state.faults).toEqual({});
+  });
+
   it('applies configured latency', async () => {
     handle.setLatency({ 'news.everything': { meanMs: 150 } });
     const started = Date.now();
