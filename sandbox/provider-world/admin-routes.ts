@@ -33,7 +33,7 @@ const ZAdminConfig = z.strictObject({
 //   GET  /__admin/config                current faults and latency
 //   POST /__admin/config                {faults?, latency?, timeoutHoldMs?, replace?}
 //   POST /__admin/reset                 counters, faults and latency back to start
-//   GET  /__admin/sample-people?knownTo=pdl&nonEnglishTitle=true&withPosts=true&limit=5
+//   GET  /__admin/sample-people?knownTo=pdl&nonEnglishTitle=true&withPosts=true&withPromptInjection=true&limit=5
 export function handleAdmin(method: string, url: URL, body: Record<string, unknown> | null, deps: AdminDeps): Reply {
   const { chaos, world } = deps;
   const path = url.pathname;
@@ -68,7 +68,7 @@ export function handleAdmin(method: string, url: URL, body: Record<string, unkno
     if (knownTo && !COVERAGES.includes(knownTo)) return { status: 400, body: { error: `knownTo must be one of ${COVERAGES.join(', ')}` } };
     const flag = (name: string) => (q.has(name) ? q.get(name) === 'true' : undefined);
     const people = world.samplePeople(
-      { knownTo: knownTo ?? undefined, nonEnglishTitle: flag('nonEnglishTitle'), withPosts: flag('withPosts') },
+      { knownTo: knownTo ?? undefined, nonEnglishTitle: flag('nonEnglishTitle'), withPosts: flag('withPosts'), withPromptInjection: flag('withPromptInjection') },
       Math.min(1000, Number(q.get('limit') ?? 10) || 10),
     );
     return { status: 200, body: { people: people.map((p) => ({ email: p.email, fullName: p.fullName, title: p.title, company: world.companies[p.company].name, domain: world.companies[p.company].domain, knownTo: p.coverage, linkedinUrl: p.linkedinUrl })) } };

@@ -1,3 +1,4 @@
+import { personPosts, PROMPT_INJECTIONS } from './posts-and-news.ts';
 import { generateWorld, type Coverage, type WorldCompany, type WorldData, type WorldPerson, type WorldSize } from './generate-world.ts';
 
 export type ProviderName = 'pdl' | 'apollo';
@@ -9,6 +10,8 @@ export interface PeopleFilter {
   seniority?: WorldPerson['seniority'];
   /** Only people whose company is known to this provider set. */
   companyKnownTo?: Coverage;
+  /** People with at least one post that tries to instruct a language model. */
+  withPromptInjection?: boolean;
 }
 
 export interface World extends WorldData {
@@ -53,7 +56,10 @@ export function createWorld(options: { seed?: number; now?: Date; size?: WorldSi
     (filter.nonEnglishTitle === undefined || person.isEnglishTitle !== filter.nonEnglishTitle) &&
     (filter.withPosts === undefined || (person.postCount > 0) === filter.withPosts) &&
     (filter.seniority === undefined || person.seniority === filter.seniority) &&
-    (filter.companyKnownTo === undefined || data.companies[person.company].coverage === filter.companyKnownTo);
+    (filter.companyKnownTo === undefined || data.companies[person.company].coverage === filter.companyKnownTo) &&
+    (filter.withPromptInjection === undefined || hasInjection(person) === filter.withPromptInjection);
+  const hasInjection = (person: WorldPerson) =>
+    personPosts(data, person).some((post) => PROMPT_INJECTIONS.some((text) => post.text.includes(text)));
 
   return {
     ...data,

@@ -38,6 +38,8 @@ describe('synthetic world', () => {
     expect(sample.every((p) => p.coverage === 'both' && !p.isEnglishTitle && p.postCount > 0)).toBe(true);
     expect(world.samplePeople({ knownTo: 'both', nonEnglishTitle: true, withPosts: true }, 5)).toEqual(sample);
     expect(world.personByEmail(world.unmatchedEmail(world.companies[0]))).toBeUndefined();
+    const injected = world.samplePeople({ withPromptInjection: true }, 1)[0];
+    expect(personPosts(world, injected).some((p) => PROMPT_INJECTIONS.some((i) => p.text.includes(i)))).toBe(true);
   });
 
   it('has leaders at every company, posts with injections and news older than a year', () => {
