@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { bootstrapApi, type ApiHandle } from '../../api/server.ts';
+import { initOrm, type Orm } from '../../db/orm.ts';
+import type { InsightsGenerator } from '../../domain/insights.ts';
+import type { PlanName } from '../../domain/plans.ts';
+import type { Language } from '../../domain/languages.ts';
+import type { ProductContext } from '../../domain/product-context.ts';
+import type { EnrichmentSources } from '../../integrations/providers/enrichment-sources.ts';
+import { createAiConfig, createInsightsGenerator } from '../../integrations/ai/index.ts';
+import { createEnrichmentSources } from '../../integrations/providers/waterfall-sources.ts';
+import { createProviderConfig } from '../../integrations/providers/config.ts';
+import { loadConfig, type Config } from '../../lib/config.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { startModelSandbox, type ModelSandbox } from '../../sandbox/model/model-sandbox.ts';
+import { startProviderWorld, type ProviderWorldHandle } from '../../sandbox/provider-world/server.ts';
+import { createAccount } from '../../services/accounts.ts';
+import { createApiKey } from '../../services/api-keys.ts';
+import { createResearchWorker } from '../../worker/create-worker.ts';
+import { installTemporalLogging } from '../../worker/telemetry.ts';
+import { createTestClock, type TestClock } from './test-clock.ts';
+import { createApiCaller, type ApiCaller } from './api-caller.ts';
+
+export interface TestStackOptions {
+  deadlineMs?: number;
+  /** Start without a worker (jobs stay `queued`); `startWorker()` adds one later. */
+  withWorker?: boolean;
+  /** Replace the real provider clients (e.g. to make a part throw). */
+  sources?: (real: EnrichmentSources) => EnrichmentSources;
+  generator?: (real: InsightsGenerator) => InsightsGenerator;
+}
+
+export interface TestStack {
+  api: ApiCaller;
+  apiUrl: string;
+  config: Config;
+  orm: Orm;
+  temporal: Client;
+  providerWorld: ProviderWorldHandle;
+  model: ModelSandbox;
+  clock: TestClock;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  createAccount(plan?: PlanName, language?: Language): Promise<number>;
+  createKey(accountId: number, product?: ProductContext | null): Promise<{ key: string; keyId: number }>;
+  /** An account on `plan` with one key tied to a product context. */
+  createCustomer(plan?: PlanName, language?: Language): Promise<{ accountId: number; key: string; keyId: number }>;
+  stop(): Promise<void>;
+}
+
+export const SAMPLE_PRODUCT: ProductContext = {
+  name: 'PipelineIQ',
+  description: 'Revenue forecasting for B2B sales teams',
+  keyFeatures: ['pipeline forecasting', 'CRM sync'],
+  targetCustomers: ['sales leaders', 'revenue operations'],
+  productUrl: null,
+};
+
+/**
+ * A whole research stack for one test file: its own database (migrated), its
+ * own task queue on the shared Temporal server, the sandboxes in-process, the
+ * real API over HTTP and a real worker with the real provider and AI clients.
+ */
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const adminUrl = requiredEnv('TEST_POSTGRES_ADMIN_URL');
+  const suffix = randomBytes(4).toString('hex');
+  const database = `test_${suffix}`;
+  await adminQuery(adminUrl, `create database ${database}`);
+  const databaseUrl = adminUrl.replace(/\/[^/]+$/, `/${database}`);
+
+  const clock = createTestClock();
+  const logger = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  installTemporalLogging(logger, 'WARN');
+  const [providerWorld, model] = await Promise.all([startProviderWorld({ port: 0 }), startModelSandbox({ port: 0 })]);
+  const env = { ...process.env, PROVIDER_SANDBOX_URL: providerWorld.url, AI_SANDBOX_URL: model.url, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', AI_MAX_RETRIES: '0' };
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
+    TEMPORAL_TASK_QUEUE: `research-${suffix}`,
+    RESEARCH_DEADLINE_MS: String(options.deadlineMs ?? 180_000),
+    PORT: '0',
+    DB_POOL_MAX: '10',
+  });
+  const orm = await initOrm(databaseUrl, { migrate: true, poolMax: 5 });
+  const api = await bootstrapApi(config, logger, clock.now);
+  const temporal = new Client({ connection: await Connection.connect({ address: config.temporal.address }) });
+
+  const realSources = createEnrichmentSources(createProviderConfig(env), logger);
+  const realGenerator = createInsightsGenerator(createAiConfig(env), logger);
+  const sources = options.sources ? options.sources(realSources) : realSources;
+  const generator = options.generator ? options.generator(realGenerator) : realGenerator;
+
+  let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | null = null;
+  async function startWorker() {
+    if (running) return;
+    const { worker, connection } = await createResearchWorker({
+      config,
+      orm,
+      clock: clock.now,
+      sources,
+      generator,
+      workflowBundle: { codePath: requiredEnv('TEST_WORKFLOW_BUNDLE') },
+    });
+    running = { worker, connection, done: worker.run() };
+  }
+  async function stopWorker() {
+    if (!running) return;
+    running.worker.shutdown();
+    await running.done;
+    await running.connection.close();
+    running = null;
+  }
+  if (options.withWorker ?? true) await startWorker();
+
+  const stack: TestStack = {
+    api: createApiCaller(api.url),
+    apiUrl: api.url,
+    config,
+    orm,
+    temporal,
+    providerWorld,
+    model,
+    clock,
+    startWorker,
+    stopWorker,
+    async createAccount(plan = 'growth', language = 'en') {
+      const account = await createAccount(orm.em.fork(), { ownerEmail: `owner-${randomBytes(5).toString('hex')}@example.com`, plan, language }, clock.now());
+      return account.id;
+    },
+    async createKey(accountId, product = SAMPLE_PRODUCT) {
+      const created = await createApiKey(orm.em.fork(), { accountId, productContext: product });
+      return { key: created.key, keyId: created.keyId };
+    },
+    async createCustomer(plan = 'growth', language = 'en') {
+      const accountId = await stack.createAccount(plan, language);
+      return { accountId, ...(await stack.createKey(accountId)) };
+    },
+    async stop() {
+      await stopWorker();
+      await api.close();
+      await temporal.connection.close();
+      await orm.close();
+      await Promise.all([providerWorld.close(), model.close()]);
+      await adminQuery(adminUrl, `drop database if exists ${database} with (force)`);
+    },
+  };
+  return stack;
+}
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through vitest's global setup (npm test)`);
+  return value;
+}
+
+/** Real-looking people of the sandbox world, picked deterministically. */
+export function samplePerson(stack: TestStack, filter: Parameters<ProviderWorldHandle['world']['samplePeople']>[0] = {}, index = 0) {
+  const person = stack.providerWorld.world.samplePeople(filter, index + 1)[index];
+  if (!person) throw new Error(`no sandbox person matches ${JSON.stringify(filter)}`);
+  return person;
+}
