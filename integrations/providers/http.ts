@@ -82,10 +82,17 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | n
 }
 
 async function readBody(response: Response): Promise<unknown> {
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > MAX_RESPONSE_BYTES) throw new Error('response too large');
-  const text = await response.text();
-  if (text.length > MAX_RESPONSE_BYTES) throw new Error('response too large');
+  // Streamed with a cap: a misbehaving provider must not fill our memory.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body) {
+    for await (const chunk of response.body) {
+      size += chunk.byteLength;
+      if (size > MAX_RESPONSE_BYTES) throw new Error('response too large');
+      chunks.push(chunk);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
   if (text === '') return null;
   try {
     return JSON.parse(text);
