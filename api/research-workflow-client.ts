@@ -11,6 +11,7 @@ const ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('ResearchAccountId', SearchAt
 
 /** A status read must not hang on a busy or absent worker: queries get this long. */
 const PROGRESS_QUERY_TIMEOUT_MS = 750;
+const WORKFLOW_START_TIMEOUT_MS = 5_000;
 
 export async function startResearchWorkflow(
   client: Client,
@@ -18,7 +19,8 @@ export async function startResearchWorkflow(
   input: ResearchWorkflowInput,
   accountId: number,
 ): Promise<void> {
-  await client.workflow.start(RESEARCH_WORKFLOW_TYPE, {
+  // Bounded: a caller waiting on an unreachable Temporal gets its 500 (and refund) quickly.
+  await client.connection.withDeadline(Date.now() + WORKFLOW_START_TIMEOUT_MS, () => client.workflow.start(RESEARCH_WORKFLOW_TYPE, {
     workflowId: input.researchId,
     taskQueue,
     args: [input],
@@ -26,7 +28,7 @@ export async function startResearchWorkflow(
     // The workflow enforces the 3-minute deadline itself; this is only a last
     // resort against a run that could never finish its cleanup.
     workflowExecutionTimeout: `${Math.ceil((input.deadlineMs * 2) / 1000)}s`,
-  });
+  }));
 }
 
 /** The running workflow's progress, or null when it cannot answer quickly (no worker, closed, …). */

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import type { Config } from '../lib/config.ts';
 
@@ -8,7 +8,7 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 export interface ResearchWorkerOptions extends ActivityDeps {
   config: Config;
   /** A pre-built bundle (tests build it once per run); else the worker bundles `workflows/`. */
-  workflowBundle?: WorkflowBundleWithSourceMap;
+  workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
 /**

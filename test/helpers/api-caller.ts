@@ -22,7 +22,7 @@ export function createApiCaller(baseUrl: string): ApiCaller {
     if (init.body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: init.body });
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: init.body as BodyInit | undefined });
     const text = await response.text();
     let body: unknown = text;
     try {

@@ -1,0 +1,80 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapApi } from '../../api/server.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { createApiCaller } from '../helpers/api-caller.ts';
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+
+async function creditState(stack: TestStack, accountId: number) {
+  const connection = stack.orm.em.fork().getConnection();
+  const [account] = await connection.execute('select credits_used from account where id = ?', [accountId]);
+  const rows = await connection.execute('select kind from credit_ledger_entry where account_id = ? order by id', [accountId]);
+  return { used: account.credits_used as number, kinds: rows.map((row) => String(row.kind)) };
+}
+
+describe('the 3-minute deadline (configurable here to 4 s)', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ deadlineMs: 4_000 });
+    // Every provider answers after 10 s: no job can finish in time.
+    stack.providerWorld.setLatency({ '*': { meanMs: 10_000 } });
+  });
+  afterAll(() => stack?.stop());
+
+  it('ends the job failed/timeout and refunds its credit', async () => {
+    const { accountId, key } = await stack.createCustomer('growth');
+    const accepted = await stack.api.research(key, { email: 'slow.person@nowhere-corp.com' });
+    const ended = await stack.api.waitForEnd(key, accepted.body.research_id, 30_000);
+    expect(ended.body).toEqual({ research_id: accepted.body.research_id, status: 'failed', error: 'timeout' });
+    expect(await creditState(stack, accountId)).toEqual({ used: 0, kinds: ['consume', 'refund'] });
+    const workflow = await stack.temporal.workflow.getHandle(accepted.body.research_id).describe();
+    expect(workflow.status.name).toBe('COMPLETED');
+  });
+});
+
+describe('an unrecoverable activity failure', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({
+      generator: () => ({
+        generate: async () => {
+          throw new TypeError('bug in the insights step');
+        },
+      }),
+    });
+  });
+  afterAll(() => stack?.stop());
+
+  it('ends the job failed/internal_error and refunds its credit', async () => {
+    const { accountId, key } = await stack.createCustomer('growth');
+    const email = stack.providerWorld.world.samplePeople({ knownTo: 'both' }, 1)[0].email;
+    const accepted = await stack.api.research(key, { email });
+    const ended = await stack.api.waitForEnd(key, accepted.body.research_id, 45_000);
+    expect(ended.body).toEqual({ research_id: accepted.body.research_id, status: 'failed', error: 'internal_error' });
+    expect(await creditState(stack, accountId)).toEqual({ used: 0, kinds: ['consume', 'refund'] });
+  });
+});
+
+describe('a workflow that cannot be started', () => {
+  let stack: TestStack;
+  let closeApi: (() => Promise<void>) | null = null;
+  beforeAll(async () => {
+    stack = await startTestStack({ withWorker: false });
+  });
+  afterEach(async () => closeApi?.());
+  afterAll(() => stack?.stop());
+
+  it('answers 500 internal_error, records the job failed and refunds the credit', async () => {
+    // An API whose Temporal namespace does not exist: every workflow start fails.
+    const config = { ...stack.config, temporal: { ...stack.config.temporal, namespace: 'no-such-namespace' } };
+    const api = await bootstrapApi(config, createLogger('test', 'silent'));
+    closeApi = api.close;
+    const { accountId, key } = await stack.createCustomer('growth');
+    const reply = await createApiCaller(api.url).research(key, { email: 'nobody@nowhere-corp.com' });
+    expect(reply.status).toBe(500);
+    expect(reply.body).toEqual({ error: 'internal_error', message: expect.any(String) });
+    expect(JSON.stringify(reply.body)).not.toMatch(/namespace|temporal|grpc/i);
+    expect(await creditState(stack, accountId)).toEqual({ used: 0, kinds: ['consume', 'refund'] });
+    const [job] = await stack.orm.em.fork().getConnection().execute('select status, error from research_job where account_id = ?', [accountId]);
+    expect(job).toEqual({ status: 'failed', error: 'internal_error' });
+  });
+});
