@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EnrichmentSources } from '../integrations/providers/enrichment-sources.ts';
 import { FAILURE_TYPES } from '../domain/research-contract.ts';
+import { withHeartbeat } from './heartbeat.ts';
 
 export interface EnrichmentDeps {
   sources: EnrichmentSources;
@@ -27,7 +28,7 @@ export function createEnrichmentActivities({ sources, clock }: EnrichmentDeps) {
 
 async function classified<T>(lookup: () => Promise<T>): Promise<T> {
   try {
-    return await lookup();
+    return await withHeartbeat(lookup);
   } catch (error) {
     if (error instanceof Error && (error.name === FAILURE_TYPES.providerUnavailable || (error as { type?: string }).type === FAILURE_TYPES.providerUnavailable)) {
       throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: error.message, cause: error });

@@ -1,6 +1,7 @@
 import { log } from '@temporalio/activity';
 import type { InsightsGenerator, InsightsInput, InsightsResult } from '../domain/insights.ts';
 import { FAILURE_TYPES } from '../domain/research-contract.ts';
+import { withHeartbeat } from './heartbeat.ts';
 
 export interface InsightsDeps {
   generator: InsightsGenerator;
@@ -14,7 +15,7 @@ export function createInsightsActivities({ generator }: InsightsDeps) {
      */
     async generateInsights(input: InsightsInput): Promise<InsightsResult | null> {
       try {
-        return await generator.generate(input);
+        return await withHeartbeat(() => generator.generate(input));
       } catch (error) {
         if (error instanceof Error && error.name === FAILURE_TYPES.aiUnavailable) {
           log.warn('AI step unavailable; completing without insights', { error: error.message });

@@ -17,7 +17,9 @@ export const dbWrite: ActivityOptions = {
 
 /** One enrichment lookup; the provider clients retry 429/5xx themselves, so few attempts here. */
 export const providerCall: ActivityOptions = {
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '45 seconds',
+  // Activities heartbeat every second: a dead worker is noticed in seconds.
+  heartbeatTimeout: '5 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -29,7 +31,8 @@ export const providerCall: ActivityOptions = {
 
 /** The AI step; the client retries 429/5xx and repairs sizes, and a failure is a result (null). */
 export const modelCall: ActivityOptions = {
-  startToCloseTimeout: '90 seconds',
+  startToCloseTimeout: '100 seconds',
+  heartbeatTimeout: '5 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
