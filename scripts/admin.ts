@@ -4,12 +4,16 @@
 //   account create --email E [--plan free|starter|growth|scale] [--language en|pl|de|fr|es|it|pt|nl]
 //   account plan   --account ID --plan P
 //   key create     --account ID [--product-name N --product-description D [--key-features "a,b"] [--target-customers "x,y"]]
+//   key create     --account ID --product-url URL   (product context read from the page by the AI; the flags above override fields)
 //   key revoke     --key-id ID
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { initOrm } from '../db/orm.ts';
 import { isPlanName, type PlanName } from '../domain/plans.ts';
 import { LANGUAGES, type Language } from '../domain/languages.ts';
+import type { ProductContext } from '../domain/product-context.ts';
+import { createAiClient, createAiConfig, createPageFetcher, extractProductContext } from '../integrations/ai/index.ts';
 import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
 import { changePlan, createAccount } from '../services/accounts.ts';
 import { createApiKey, revokeApiKey } from '../services/api-keys.ts';
@@ -32,6 +36,7 @@ const { positionals, values } = parseArgs({
     'product-description': { type: 'string' },
     'key-features': { type: 'string' },
     'target-customers': { type: 'string' },
+    'product-url': { type: 'string' },
   },
 });
 
@@ -63,11 +68,52 @@ async function databaseUrl(): Promise<{ url: string; stop: () => Promise<void> }
   return { url: server.url, stop: () => server.stop() };
 }
 
+/**
+ * Issue 4 §7: the product context drafted from the product's page, as the
+ * dashboard will do it. The page is fetched with the SSRF guards of technology
+ * detection; loopback and private addresses are reachable only while the model
+ * sandbox stands in for the AI (it serves the sample product pages locally).
+ */
+async function productFromUrl(url: string): Promise<ProductContext> {
+  const logger = pino({ name: 'admin', level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const config = createAiConfig(process.env);
+  const context = await extractProductContext(url, {
+    fetchPage: createPageFetcher({ allowPrivateNetworks: config.source === 'sandbox' }),
+    ai: createAiClient(config, logger),
+    logger,
+  });
+  const override = (name: 'product-name' | 'product-description') => values[name]?.trim() || undefined;
+  return {
+    ...context,
+    name: override('product-name') ?? context.name,
+    description: override('product-description') ?? context.description,
+    keyFeatures: values['key-features'] !== undefined ? list(values['key-features']) : context.keyFeatures,
+    targetCustomers: values['target-customers'] !== undefined ? list(values['target-customers']) : context.targetCustomers,
+  };
+}
+
+function productFromFlags(): ProductContext | null {
+  const hasProduct = values['product-name'] !== undefined || values['product-description'] !== undefined;
+  if (!hasProduct) return null;
+  return {
+    name: required('product-name'),
+    description: required('product-description'),
+    keyFeatures: list(values['key-features']),
+    targetCustomers: list(values['target-customers']),
+    productUrl: null,
+  };
+}
+
 async function run(): Promise<unknown> {
   const command = positionals.join(' ');
   if (!['account create', 'account plan', 'key create', 'key revoke'].includes(command)) {
     throw new UsageError(`unknown command "${command}"; use: account create | account plan | key create | key revoke`);
   }
+  // Read the page before touching the database: a page that cannot be read creates no key.
+  const productUrl = command === 'key create' ? values['product-url']?.trim() : undefined;
+  if (productUrl === '') throw new UsageError('--product-url must not be empty');
+  if (command === 'key create') id('account');
+  const productContext = command === 'key create' ? (productUrl ? await productFromUrl(productUrl) : productFromFlags()) : null;
   const database = await databaseUrl();
   const orm = await initOrm(database.url, { migrate: true, poolMax: 2 });
   const em = orm.em.fork();
@@ -85,18 +131,11 @@ async function run(): Promise<unknown> {
       case 'account plan':
         return await changePlan(em, id('account'), plan(), now);
       case 'key create': {
-        const hasProduct = values['product-name'] !== undefined || values['product-description'] !== undefined;
-        const productContext = hasProduct
-          ? {
-              name: required('product-name'),
-              description: required('product-description'),
-              keyFeatures: list(values['key-features']),
-              targetCustomers: list(values['target-customers']),
-              productUrl: null,
-            }
-          : null;
         const created = await createApiKey(em, { accountId: id('account'), productContext });
-        return { key: created.key, key_id: created.keyId, product_id: created.productId };
+        const key = { key: created.key, key_id: created.keyId, product_id: created.productId };
+        if (!productUrl || !productContext) return key;
+        const { name, description, keyFeatures, targetCustomers, productUrl: pageUrl } = productContext;
+        return { ...key, product: { name, description, key_features: keyFeatures, target_customers: targetCustomers, product_url: pageUrl } };
       }
       default:
         if (!(await revokeApiKey(em, id('key-id'), now))) throw new UsageError('no key with that id');
