@@ -8,8 +8,6 @@ import { medianCompletionSeconds, remainingSeconds } from '../services/estimates
 import { isWorkflowRunning, queryProgress } from './research-workflow-client.ts';
 import type { ApiDeps } from './deps.ts';
 
-/** How long past its deadline a job may stay running before the backstop looks for its workflow. */
-const BACKSTOP_GRACE_MS = 15_000;
 const WAIT_POLL_MS = 200;
 
 /**
@@ -23,7 +21,7 @@ export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId
   if (job.status === 'completed' || job.status === 'failed') return terminalReply(job);
 
   const now = deps.clock();
-  if (now.getTime() - job.submittedAt.getTime() > deps.config.researchDeadlineMs + BACKSTOP_GRACE_MS) {
+  if (now.getTime() - job.submittedAt.getTime() > deps.config.researchDeadlineMs + deps.config.researchBackstopGraceMs) {
     // The workflow enforces the deadline itself; a job still running here lost
     // its workflow (terminated, or never started because the API died).
     if (!(await isWorkflowRunning(deps.temporal, job.id))) {

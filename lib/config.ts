@@ -11,6 +11,8 @@ const ZEnv = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default(RESEARCH_TASK_QUEUE),
   RESEARCH_DEADLINE_MS: z.coerce.number().int().positive().default(RESEARCH_DEADLINE_MS),
+  /** How long past its deadline a running job may go before the status endpoint checks its workflow still exists. */
+  RESEARCH_BACKSTOP_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
 });
@@ -21,6 +23,7 @@ export interface Config {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   researchDeadlineMs: number;
+  researchBackstopGraceMs: number;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
   dbPoolMax: number;
 }
@@ -39,6 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
     researchDeadlineMs: e.RESEARCH_DEADLINE_MS,
+    researchBackstopGraceMs: e.RESEARCH_BACKSTOP_GRACE_MS,
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
   };

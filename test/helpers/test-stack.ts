@@ -25,6 +25,7 @@ import { createApiCaller, type ApiCaller } from './api-caller.ts';
 
 export interface TestStackOptions {
   deadlineMs?: number;
+  backstopGraceMs?: number;
   /** Start without a worker (jobs stay `queued`); `startWorker()` adds one later. */
   withWorker?: boolean;
   /** Replace the real provider clients (e.g. to make a part throw). */
@@ -80,6 +81,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     TEMPORAL_ADDRESS: requiredEnv('TEMPORAL_ADDRESS'),
     TEMPORAL_TASK_QUEUE: `research-${suffix}`,
     RESEARCH_DEADLINE_MS: String(options.deadlineMs ?? 180_000),
+    RESEARCH_BACKSTOP_GRACE_MS: String(options.backstopGraceMs ?? 15_000),
     PORT: '0',
     DB_POOL_MAX: '10',
   });
