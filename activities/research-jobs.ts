@@ -45,11 +45,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
         throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidState, message: 'job without product context', nonRetryable: true });
       }
       const { request } = job;
-      const companyDomain = classifyEmail(request.email).companyDomain;
-      const companyQuery: CompanyQuery | null =
-        companyDomain || request.companySocialUrl || request.companyName
-          ? { domain: companyDomain ?? undefined, socialUrl: request.companySocialUrl, name: request.companyName }
-          : null;
+      const companyQuery = companyQueryOf(request, classifyEmail(request.email).companyDomain);
       const entitlements = entitlementsOf(job);
       const prospectRow = product ? await em.findOne(ProspectRow, { account: job.account, product, email: job.email }) : null;
       const companyKey = companyQuery ? companyKeyOf(companyQuery) : null;
@@ -101,4 +97,16 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       await failJob(orm.em.fork(), researchId, failure, clock());
     },
   };
+}
+
+/**
+ * The company known before the person is found. Spec §4.1: a company page URL
+ * given by the caller overrides detection, so the e-mail domain is then left
+ * out of the lookup (providers match a domain first) and of the cache key.
+ */
+function companyQueryOf(request: IResearchJob['request'], emailDomain: string | null): CompanyQuery | null {
+  const name = request.companyName;
+  if (request.companySocialUrl) return { socialUrl: request.companySocialUrl, name };
+  if (emailDomain) return { domain: emailDomain, name };
+  return name ? { name } : null;
 }
