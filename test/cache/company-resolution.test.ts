@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creditState, providerCalls, researchCompleted } from '../helpers/research-runs.ts';
+import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+
+// Where the company comes from (spec §2.5, §4.1; issue 3 item 4): the e-mail
+// domain, the caller's hints, or the person once found; a prospect found
+// nowhere still gets its company; free-mail domains are never a company.
+
+let stack: TestStack;
+let key: string;
+let accountId: number;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  ({ key, accountId } = await stack.createCustomer('growth'));
+});
+afterAll(() => stack?.stop());
+
+describe('a prospect found nowhere', () => {
+  it('completes with company data from the e-mail domain, prospect parts null, and no refund', async () => {
+    const company = stack.providerWorld.world.sampleCompanies({ knownTo: 'both' }, 3)[2];
+    const used = (await creditState(stack, accountId)).used;
+    const done = await researchCompleted(stack, key, { email: stack.providerWorld.world.unmatchedEmail(company) });
+    expect(done.data.prospect).toMatchObject({ name: null, title: null, summary: null, opening_talk: null, social_url: null });
+    expect(done.data.company).toMatchObject({ name: company.name, industry: company.industry });
+    expect(done.data.company!.synergy_points).toHaveLength(4);
+    expect(done.data.decision_makers.length).toBeGreaterThan(0);
+    expect(done.meta.prospect).toMatchObject({ from_cache: false, source: null });
+    expect((await creditState(stack, accountId)).used).toBe(used + 1);
+  });
+
+  it('a person no provider knows, at a company they do know, also completes with the company', async () => {
+    const person = samplePerson(stack, { knownTo: 'none', companyKnownTo: 'both' });
+    const done = await researchCompleted(stack, key, { email: person.email });
+    expect(done.data.prospect!.name).toBeNull();
+    expect(done.data.company!.name).toBe(stack.providerWorld.world.companies[person.company].name);
+  });
+
+  it('is remembered as not found: the next request within 30 days asks no person provider again', async () => {
+    const person = samplePerson(stack, { knownTo: 'none', companyKnownTo: 'both' }, 1);
+    await researchCompleted(stack, key, { email: person.email });
+    stack.providerWorld.resetCalls();
+    const again = await researchCompleted(stack, key, { email: person.email });
+    expect(providerCalls(stack)).toEqual({});
+    expect(again.meta.prospect.from_cache).toBe(true);
+  });
+});
+
+describe('free-mail prospects', () => {
+  it('get no company without hints, and never one named after the mail provider', async () => {
+    stack.providerWorld.resetCalls();
+    const done = await researchCompleted(stack, key, { email: 'someone.unknown@gmail.com' });
+    expect(done.data.company).toBeNull();
+    expect(stack.providerWorld.calls('pdl.company')).toBe(0);
+  });
+
+  it('get their company from the company_name hint', async () => {
+    const company = stack.providerWorld.world.sampleCompanies({ knownTo: 'both' }, 5)[4];
+    stack.providerWorld.resetCalls();
+    const done = await researchCompleted(stack, key, { email: 'jan.kowalski.private@gmail.com', company_name: company.name });
+    expect(done.data.company).toMatchObject({ name: company.name });
+    expect(done.data.company!.website).toContain(company.domain);
+  });
+
+  it('get their company from the company_social_url hint', async () => {
+    const company = stack.providerWorld.world.sampleCompanies({ knownTo: 'both' }, 6)[5];
+    const done = await researchCompleted(stack, key, { email: 'ana.private@outlook.com', company_social_url: company.linkedinUrl });
+    expect(done.data.company).toMatchObject({ name: company.name });
+  });
+});
+
+describe('company_social_url', () => {
+  it('overrides the company detected from the e-mail domain', async () => {
+    const [atDomain, overriding] = stack.providerWorld.world.sampleCompanies({ knownTo: 'both' }, 9).slice(7);
+    const done = await researchCompleted(stack, key, {
+      email: stack.providerWorld.world.unmatchedEmail(atDomain),
+      company_social_url: overriding.linkedinUrl,
+    });
+    expect(done.data.company!.name).toBe(overriding.name);
+    expect(done.data.company!.social_url).toBe(overriding.linkedinUrl);
+  });
+
+  it('overrides the company of a found person', async () => {
+    const person = samplePerson(stack, { knownTo: 'both', companyKnownTo: 'both' }, 4);
+    const overriding = stack.providerWorld.world.sampleCompanies({ knownTo: 'pdl' }, 1)[0];
+    expect(overriding.index).not.toBe(person.company);
+    const done = await researchCompleted(stack, key, { email: person.email, company_social_url: overriding.linkedinUrl });
+    expect(done.data.prospect!.name).toBe(person.fullName);
+    expect(done.data.company!.name).toBe(overriding.name);
+  });
+});
