@@ -1,0 +1,133 @@
+// Records the sample histories in test/histories/ that replay-histories.test.ts
+// replays against the current workflow code. Skipped unless asked for:
+//
+//   RECORD_HISTORIES=1 node_modules/.bin/vitest run test/replay/record-histories.test.ts
+//
+// Re-record only on purpose (a deliberate, patched() workflow change that old
+// runs no longer need to survive): the committed files are the runs in flight
+// that the current code must keep replaying. Each job goes through the real API
+// and a real worker on a test stack; each case asserts that its history holds
+// the path it is named after, so a re-recording cannot silently lose coverage.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+
+const HISTORIES_DIR = join(import.meta.dirname, '..', 'histories');
+
+async function runJob(stack: TestStack, key: string, body: Record<string, string>, timeoutMs = 60_000) {
+  const accepted = await stack.api.research(key, body);
+  expect(accepted.status).toBe(202);
+  const researchId: string = accepted.body.research_id;
+  const ended = await stack.api.waitForEnd(key, researchId, timeoutMs);
+  // The job row ends inside the last activity; the history is complete only once the workflow has closed.
+  await stack.temporal.workflow.getHandle(researchId).result();
+  const history = await stack.temporal.workflow.getHandle(researchId).fetchHistory();
+  return { researchId, reply: ended.body, history };
+}
+
+function save(name: string, history: History): void {
+  mkdirSync(HISTORIES_DIR, { recursive: true });
+  writeFileSync(join(HISTORIES_DIR, `${name}.json`), `${historyToJSON(history)}\n`);
+}
+
+/** Activity types in the order they were scheduled. */
+function activitiesOf(history: History): string[] {
+  return (history.events ?? []).flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+}
+
+describe.runIf(process.env.RECORD_HISTORIES === '1')('record sample histories', () => {
+  describe('on a healthy stack', () => {
+    let stack: TestStack;
+    beforeAll(async () => {
+      stack = await startTestStack();
+    });
+    afterAll(() => stack?.stop());
+
+    it('completed-full-fetch (Scale: every part fetched, AI insights) and completed-cache-hit (the same prospect again)', async () => {
+      const { key } = await stack.createCustomer('scale');
+      const person = samplePerson(stack, { knownTo: 'both', withPosts: true });
+      const first = await runJob(stack, key, { email: person.email });
+      expect(first.reply).toMatchObject({ status: 'completed', _meta: { prospect: { from_cache: false }, ai: { generated: true } } });
+      expect(activitiesOf(first.history)).toEqual(
+        expect.arrayContaining(['startResearch', 'fetchPerson', 'fetchPersonPosts', 'fetchCompany', 'fetchCompanyPosts', 'fetchCompanyNews', 'fetchDecisionMakers', 'detectTechnologies', 'generateInsights', 'finishResearch']),
+      );
+      save('completed-full-fetch', first.history);
+
+      const again = await runJob(stack, key, { email: person.email });
+      expect(again.reply).toMatchObject({ status: 'completed', _meta: { prospect: { from_cache: true }, company: { from_cache: true } } });
+      expect(activitiesOf(again.history)).toEqual(['startResearch', 'finishResearch']);
+      save('completed-cache-hit', again.history);
+    });
+
+    it('completed-company-from-profile: a free-mail address, the company found through the person (planCompany)', async () => {
+      const { key } = await stack.createCustomer('growth');
+      const person = samplePerson(stack, { knownTo: 'both' }, 3);
+      const job = await runJob(stack, key, { email: `${person.firstName}.${person.lastName}.${person.index}@gmail.com`.toLowerCase(), social_url: person.linkedinUrl });
+      expect(job.reply).toMatchObject({ status: 'completed', data: { prospect: { name: person.fullName } } });
+      const activities = activitiesOf(job.history);
+      expect(activities.slice(0, 2)).toEqual(['startResearch', 'fetchPerson']);
+      expect(activities.indexOf('planCompany')).toBeLessThan(activities.indexOf('fetchCompany'));
+      expect(activities.indexOf('planCompany')).toBeGreaterThan(1);
+      save('completed-company-from-profile', job.history);
+    });
+
+    it('completed-degraded: the news provider keeps failing, the job completes without news', async () => {
+      const { key } = await stack.createCustomer('scale');
+      const person = samplePerson(stack, { knownTo: 'both' }, 5);
+      stack.providerWorld.setFaults({ 'news.everything': { serverErrorRate: 1 } });
+      try {
+        const job = await runJob(stack, key, { email: person.email }, 90_000);
+        expect(job.reply).toMatchObject({ status: 'completed' });
+        const newsFailures = (job.history.events ?? []).filter((event) => event.activityTaskFailedEventAttributes).length;
+        expect(newsFailures).toBeGreaterThan(0);
+        save('completed-degraded', job.history);
+      } finally {
+        stack.providerWorld.setFaults(null);
+      }
+    }, 120_000);
+  });
+
+  describe('past the deadline', () => {
+    let stack: TestStack;
+    beforeAll(async () => {
+      // A 3-second deadline and providers that answer after 10 s: the deadline's cancellation wins.
+      stack = await startTestStack({ deadlineMs: 3_000 });
+      stack.providerWorld.setLatency({ '*': { meanMs: 10_000 } });
+    });
+    afterAll(() => stack?.stop());
+
+    it('failed-timeout', async () => {
+      const { key } = await stack.createCustomer('growth');
+      const job = await runJob(stack, key, { email: samplePerson(stack, { knownTo: 'both' }, 7).email });
+      expect(job.reply).toEqual({ research_id: job.researchId, status: 'failed', error: 'timeout' });
+      expect(activitiesOf(job.history).at(-1)).toBe('failResearch');
+      save('failed-timeout', job.history);
+    });
+  });
+
+  describe('an unrecoverable step', () => {
+    let stack: TestStack;
+    beforeAll(async () => {
+      // The AI step is the one required step after the fetches: an error that is not
+      // AiUnavailable (here a programming error) exhausts its retries and fails the job.
+      stack = await startTestStack({
+        generator: () => ({
+          generate: async () => {
+            throw new TypeError("Cannot read properties of undefined (reading 'prospect')");
+          },
+        }),
+      });
+    });
+    afterAll(() => stack?.stop());
+
+    it('failed-internal-error', async () => {
+      const { key } = await stack.createCustomer('growth');
+      const job = await runJob(stack, key, { email: samplePerson(stack, { knownTo: 'both' }, 9).email });
+      expect(job.reply).toEqual({ research_id: job.researchId, status: 'failed', error: 'internal_error' });
+      expect(activitiesOf(job.history).slice(-2)).toEqual(['generateInsights', 'failResearch']);
+      save('failed-internal-error', job.history);
+    });
+  });
+});
