@@ -1,8 +1,9 @@
 import { createEnrichmentActivities, type EnrichmentDeps } from './enrichment.ts';
 import { createInsightsActivities, type InsightsDeps } from './insights.ts';
 import { createResearchJobActivities, type ResearchJobDeps } from './research-jobs.ts';
+import { createStaleJobActivities, type StaleJobDeps } from './stale-jobs.ts';
 
-export type ActivityDeps = ResearchJobDeps & EnrichmentDeps & InsightsDeps;
+export type ActivityDeps = ResearchJobDeps & EnrichmentDeps & InsightsDeps & StaleJobDeps;
 
 /** Every activity of the worker, built once from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -10,6 +11,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createResearchJobActivities(deps),
     ...createEnrichmentActivities(deps),
     ...createInsightsActivities(deps),
+    ...createStaleJobActivities(deps),
   };
 }
 

@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.ts';
 import type { StatusReply } from '../domain/research-reply.ts';
 import { failJob } from '../services/research-jobs.ts';
 import { medianCompletionSeconds, remainingSeconds } from '../services/estimates.ts';
-import { isWorkflowRunning, queryProgress } from './research-workflow-client.ts';
+import { isWorkflowRunning, queryProgress } from '../lib/research-workflow-client.ts';
 import type { ApiDeps } from './deps.ts';
 
 const WAIT_POLL_MS = 200;

@@ -41,3 +41,7 @@ export const FAILURE_TYPES = {
   aiUnavailable: 'AiUnavailable',
   invalidState: 'InvalidJobState',
 } as const;
+
+export const SWEEP_WORKFLOW_TYPE = 'sweepStaleJobsWorkflow';
+/** Fails jobs whose workflow vanished, even when nobody polls them. */
+export const SWEEP_INTERVAL = '1 minute';

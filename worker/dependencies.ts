@@ -5,6 +5,7 @@ import { initOrm, type Orm } from '../db/orm.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ActivityDeps } from '../activities/index.ts';
+import { connectTemporalClient } from '../lib/temporal-client.ts';
 
 /** Builds every dependency of the activities once, from the environment. */
 export async function buildActivityDeps(config: Config, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<ActivityDeps & { orm: Orm }> {
@@ -14,5 +15,7 @@ export async function buildActivityDeps(config: Config, logger: Logger, env: Nod
     clock: () => new Date(),
     sources: createEnrichmentSources(createProviderConfig(env), logger.child({ component: 'providers' })),
     generator: createInsightsGenerator(createAiConfig(env), logger.child({ component: 'ai' })),
+    temporal: await connectTemporalClient(config),
+    staleAfterMs: config.researchDeadlineMs + config.researchBackstopGraceMs,
   };
 }

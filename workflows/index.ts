@@ -1,2 +1,3 @@
 // Entry point of the workflow bundle: every workflow the worker runs.
 export { researchWorkflow } from './research-workflow.ts';
+export { sweepStaleJobsWorkflow } from './sweep-stale-jobs.ts';

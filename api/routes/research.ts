@@ -5,7 +5,7 @@ import { AppError } from '../../domain/errors.ts';
 import { authenticate } from '../auth.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { parseResearchRequest } from '../research-request-parser.ts';
-import { startResearchWorkflow } from '../research-workflow-client.ts';
+import { startResearchWorkflow } from '../../lib/research-workflow-client.ts';
 import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
 import { failJob, submitResearchJob } from '../../services/research-jobs.ts';

@@ -103,6 +103,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       clock: clock.now,
       sources,
       generator,
+      temporal,
+      staleAfterMs: config.researchDeadlineMs + config.researchBackstopGraceMs,
       workflowBundle: { codePath: requiredEnv('TEST_WORKFLOW_BUNDLE') },
     });
     running = { worker, connection, done: worker.run() };

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createStaleJobActivities } from '../../activities/stale-jobs.ts';
+import { ApiKey } from '../../db/entities/index.ts';
+import { submitResearchJob } from '../../services/research-jobs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;
@@ -33,4 +36,31 @@ it('a job whose workflow vanished is reported failed/timeout after its deadline,
   const refunds = await connection.execute("select 1 from credit_ledger_entry where research_id = ? and kind = 'refund'", [researchId]);
   expect(account.credits_used).toBe(0);
   expect(refunds).toHaveLength(1);
+});
+
+it('the sweeper fails and refunds a job whose workflow never started (the API died after taking the credit)', async () => {
+  const { accountId, keyId } = await stack.createCustomer('growth');
+  const em = stack.orm.em.fork();
+  const apiKey = await em.findOneOrFail(ApiKey, keyId, { populate: ['account', 'product'] });
+  const submission = await submitResearchJob(em, { apiKey, request: { email: 'orphan@nowhere-corp.com' }, idempotencyKey: null, requestHash: 'h' }, new Date());
+  if (submission.outcome !== 'accepted') throw new Error(submission.outcome);
+  const sweeper = createStaleJobActivities({
+    orm: stack.orm,
+    clock: () => new Date(),
+    temporal: stack.temporal,
+    staleAfterMs: stack.config.researchDeadlineMs + stack.config.researchBackstopGraceMs,
+  });
+
+  const connection = stack.orm.em.fork().getConnection();
+  const statusOf = async () => (await connection.execute('select status from research_job where id = ?', [submission.job.id]))[0].status;
+  await sweeper.sweepStaleJobs();
+  expect(await statusOf()).toBe('queued'); // not past its deadline yet
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  expect(await sweeper.sweepStaleJobs()).toBeGreaterThanOrEqual(1);
+  expect(await sweeper.sweepStaleJobs()).toBe(0); // idempotent
+
+  const [job] = await connection.execute('select status, error from research_job where id = ?', [submission.job.id]);
+  const [account] = await connection.execute('select credits_used from account where id = ?', [accountId]);
+  expect(job).toEqual({ status: 'failed', error: 'timeout' });
+  expect(account.credits_used).toBe(0);
 });
