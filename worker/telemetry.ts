@@ -4,7 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 let isInstalled = false;
 
 /**
- * Routes the Temporal SDK's own logs (worker, workflow `log`, activity `log`)
+ * Routes the Temporal SDK's own logs (worker, workflow `log`, activity `log`, native core)
  * into our JSON-lines logger. The Runtime is process-wide: installed once.
  */
 export function installTemporalLogging(logger: Logger, level: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' = 'INFO'): void {
@@ -16,5 +16,7 @@ export function installTemporalLogging(logger: Logger, level: 'TRACE' | 'DEBUG' 
       const method = entry.level === 'TRACE' ? 'trace' : (entry.level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
       sdkLogger[method]({ ...entry.meta }, entry.message);
     }),
+    // Native (Rust core) logs go through the same JSON logger instead of raw stdout.
+    telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
   });
 }
