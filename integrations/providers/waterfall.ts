@@ -31,21 +31,20 @@ export interface WaterfallOptions<T> {
 /**
  * Tries providers in order; the first match wins and later ones only fill its
  * gaps. Credentials, quota and rejected-request failures skip to the next
- * provider. The lookup rejects only when no provider answered and at least
- * one was unavailable: retrying later can then still change the outcome.
+ * provider. Without a match, the lookup rejects when any provider was
+ * unavailable: the one that could not answer may be the one that knows, so
+ * "not found" would be a guess, and a cached guess lasts a whole TTL.
  */
 export async function runWaterfall<T>(steps: WaterfallStep<T>[], options: WaterfallOptions<T>): Promise<Lookup<T>> {
   const apisCalled: string[] = [];
   let value: T | null = null;
   let source: string | null = null;
-  let answered = false;
   let unavailable = false;
   for (const step of steps) {
     if (value !== null && (!options.fillGaps || options.isComplete?.(value))) break;
     apisCalled.push(step.api);
     try {
       const result = await step.run();
-      answered = true;
       if (result === null) continue;
       if (value === null) {
         value = result;
@@ -62,7 +61,7 @@ export async function runWaterfall<T>(steps: WaterfallStep<T>[], options: Waterf
       // credentials / quota / rejected were already logged at error level by the HTTP layer.
     }
   }
-  if (value === null && !answered && unavailable) throw new ProviderUnavailableError(options.part, apisCalled);
+  if (value === null && unavailable) throw new ProviderUnavailableError(options.part, apisCalled);
   return { value, apisCalled, source };
 }
 
