@@ -104,3 +104,26 @@ describe('colleagues share the company row', () => {
     expect(companyRows[0].n).toBe(1);
   });
 });
+
+describe('simultaneous first requests', () => {
+  it('for one e-mail and its colleagues all complete and leave one row per prospect and one company', async () => {
+    const { accountId, key } = await stack.createCustomer('growth');
+    const person = samplePerson(stack, { knownTo: 'both', companyKnownTo: 'both' }, 6);
+    const company = stack.providerWorld.world.companies[person.company];
+    const colleagues = stack.providerWorld.world.peopleOf(company).filter((other) => other.index !== person.index).slice(0, 2);
+    const emails = [person.email, person.email, person.email, ...colleagues.map((colleague) => colleague.email)];
+
+    const jobs = await Promise.all(emails.map((email) => researchCompleted(stack, key, { email })));
+
+    expect(new Set(jobs.slice(0, 3).map((job) => job.data.prospect!.id)).size).toBe(1);
+    expect(new Set(jobs.map((job) => job.data.company!.id)).size).toBe(1);
+    const [prospects] = await rows(stack, 'select count(*)::int as n from prospect where account_id = ?', [accountId]);
+    expect(prospects.n).toBe(1 + colleagues.length);
+    const [companies] = await rows(stack, 'select count(*)::int as n from company where account_id = ?', [accountId]);
+    expect(companies.n).toBe(1);
+    const [decisionMakers] = await rows(stack, 'select count(*)::int as n from decision_maker dm join company c on c.id = dm.company_id where c.account_id = ?', [accountId]);
+    const last = await researchCompleted(stack, key, { email: person.email });
+    expect(decisionMakers.n).toBe(last.data.decision_makers.length);
+    expect(last.data.decision_makers.length).toBeGreaterThan(0);
+  });
+});
