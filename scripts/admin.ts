@@ -18,9 +18,9 @@ import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
 import { changePlan, createAccount } from '../services/accounts.ts';
 import { createApiKey, revokeApiKey } from '../services/api-keys.ts';
 import { postgresIsServing, startEmbeddedPostgres } from './lib/postgres-server.ts';
-import { ROOT } from './lib/local-services.ts';
 
 const DEV_DATABASE_URL = 'postgres://prospect:prospect@127.0.0.1:54329/prospect';
+const ROOT = join(import.meta.dirname, '..');
 
 class UsageError extends Error {}
 
