@@ -12,7 +12,10 @@ export function errorMiddleware(logger: Logger): Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'No such endpoint.');
+      // The router answers 501 to methods it does not know (TRACE, QUERY, …); a 5xx
+      // would tell clients to retry (spec §7.4), so every unsupported method is 405.
       if (ctx.status === 405 || ctx.status === 501) {
+        ctx.status = 405;
         ctx.body = { error: 'method_not_allowed', message: `${ctx.method} is not supported here.` };
       }
     } catch (error) {

@@ -23,7 +23,10 @@ export function openApiDocument(): Record<string, unknown> {
           parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }],
           requestBody: { required: true, content: { 'application/json': { schema: schema(ZResearchRequestBody) } } },
           responses: {
-            '202': json(ZAccepted, 'Accepted; poll the status endpoint'),
+            '202': {
+              ...json(ZAccepted, 'Accepted; poll the status endpoint'),
+              links: { getResearchStatus: { operationId: 'getResearchStatus', parameters: { research_id: '$response.body#/research_id' } } },
+            },
             '400': error('missing_key_id, api_key_has_no_product, missing_email, invalid_email_format, invalid_request'),
             '401': error('missing_api_key, invalid_key'),
             '409': error('idempotency_key_reused'),

@@ -1,0 +1,112 @@
+// `npm run fuzz`: schemathesis (PyPI) against GET /openapi.json of a running
+// API with a valid key, for at least --min-requests generated requests. Passes
+// when no reply is a 5xx and every reply matches the documented schema, status
+// code and content type. The last line of output holds the counts.
+//
+//   npm run fuzz                                   starts a throwaway stack (sandboxes, free ports)
+//   npm run fuzz -- --url http://host:3000 --key svc_live_…   fuzzes a running API
+//   options: --examples N (per operation and phase, default 350), --seed N, --min-requests N (default 2000)
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from './lib/local-services.ts';
+import { startThrowawayStack, type ThrowawayStack } from './lib/throwaway-stack.ts';
+import { summariseReport, type FuzzSummary } from './lib/schemathesis-report.ts';
+
+const SCHEMATHESIS_VERSION = '4.32.5';
+const VENV = join(ROOT, '.tools', 'venv');
+const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'response_headers_conformance'];
+
+const log = (line: string) => process.stderr.write(`[fuzz] ${line}\n`);
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string', default: process.env.FUZZ_API_URL },
+    key: { type: 'string', default: process.env.FUZZ_API_KEY },
+    examples: { type: 'string', default: '350' },
+    seed: { type: 'string', default: String(Date.now() % 1_000_000) },
+    'min-requests': { type: 'string', default: '2000' },
+  },
+});
+
+function ensureSchemathesis(): string {
+  const bin = join(VENV, 'bin', 'schemathesis');
+  if (existsSync(bin)) return bin;
+  log(`Installing schemathesis ${SCHEMATHESIS_VERSION} into .tools/venv (PyPI)…`);
+  for (const [command, args] of [
+    ['python3', ['-m', 'venv', VENV]],
+    [join(VENV, 'bin', 'pip'), ['install', '--quiet', `schemathesis==${SCHEMATHESIS_VERSION}`]],
+  ] as const) {
+    const result = spawnSync(command, [...args], { stdio: ['ignore', 2, 2] });
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
+  }
+  return bin;
+}
+
+function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: string): Promise<number> {
+  const args = [
+    'run', `${apiUrl}/openapi.json`,
+    '--url', apiUrl,
+    '--header', `Authorization: Bearer ${key}`,
+    '--checks', CHECKS.join(','),
+    '--phases', 'examples,coverage,fuzzing,stateful',
+    '--max-examples', values.examples!,
+    '--seed', values.seed!,
+    '--workers', '2',
+    '--continue-on-failure',
+    '--no-shrink',
+    '--request-timeout', '30',
+    '--suppress-health-check', 'all',
+    '--report', 'ndjson',
+    '--report-ndjson-path', reportPath,
+  ];
+  log(`schemathesis ${args.map((arg) => (arg.startsWith('Authorization') ? 'Authorization: Bearer ***' : arg)).join(' ')}`);
+  const child = spawn(bin, args, { stdio: ['ignore', 2, 2], env: { ...process.env, NO_COLOR: '1' } });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+function report(summary: FuzzSummary, minRequests: number): boolean {
+  const byStatus = Object.entries(summary.statuses).sort().map(([status, count]) => `${status}:${count}`).join(' ');
+  for (const failure of summary.failures.slice(0, 20)) log(`FAILURE ${failure}`);
+  const isPassing = summary.requests >= minRequests && summary.serverErrors === 0 && summary.failures.length === 0;
+  process.stdout.write(
+    `fuzz ${isPassing ? 'PASSED' : 'FAILED'}: requests=${summary.requests} (min ${minRequests}) 5xx=${summary.serverErrors} ` +
+      `schema_mismatches=${summary.schemaMismatches} other_failures=${summary.failures.length - summary.schemaMismatches - summary.serverErrorFailures} ` +
+      `network_errors=${summary.networkErrors} statuses=[${byStatus}] seed=${values.seed}\n`,
+  );
+  return isPassing;
+}
+
+let stack: ThrowawayStack | null = null;
+const reportDir = mkdtempSync(join(tmpdir(), 'prospect-fuzz-'));
+let exitCode = 1;
+try {
+  const bin = ensureSchemathesis();
+  let apiUrl = values.url;
+  let key = values.key;
+  if (!apiUrl || !key) {
+    if (apiUrl || key) throw new Error('give both --url and --key, or neither to start a throwaway stack');
+    log('Starting a throwaway stack (PostgreSQL, Temporal, sandboxes, worker, API)…');
+    // Scale: the most credits, so that most generated POSTs are accepted before 429s begin.
+    stack = await startThrowawayStack({ plan: 'scale', log, apiEnv: { LOG_LEVEL: 'warn' } });
+    ({ apiUrl, apiKey: key } = stack);
+    log(`API at ${apiUrl}; logs in ${join(stack.workDir, 'logs')}`);
+  }
+  const reportPath = join(reportDir, 'events.ndjson');
+  const started = Date.now();
+  const schemathesisCode = await runSchemathesis(bin, apiUrl.replace(/\/+$/, ''), key, reportPath);
+  log(`schemathesis exited with ${schemathesisCode} after ${Math.round((Date.now() - started) / 1000)} s`);
+  const summary = summariseReport(readFileSync(reportPath, 'utf8'));
+  exitCode = report(summary, Number(values['min-requests'])) ? 0 : 1;
+} catch (error) {
+  log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.stdout.write('fuzz FAILED: did not run\n');
+} finally {
+  await stack?.stop();
+  rmSync(reportDir, { recursive: true, force: true });
+}
+process.exit(exitCode);
