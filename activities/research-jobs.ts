@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompanyRow, ProspectRow, ResearchJob } from '../db/entities/index.ts';
 import type { IResearchJob } from '../db/entities/research-job.ts';
 import type { Orm } from '../db/orm.ts';
-import { planCompany, planProspect } from '../domain/cache-flags.ts';
+import { cacheHitOutcome, isFullCacheHit, planCompany, planProspect } from '../domain/cache-flags.ts';
 import { companyKeyOf } from '../domain/company-key.ts';
 import { classifyEmail } from '../domain/email-classification.ts';
 import type { CompanyQuery } from '../domain/enrichment.ts';
@@ -32,8 +32,19 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
     return { decisionMakers: plan.hasDecisionMakers, companyNews: plan.hasCompanyNews };
   }
 
+  async function finish(researchId: string, outcome: ResearchOutcome): Promise<void> {
+    await orm.em.fork().transactional(async (em) => {
+      const job = await loadJob(em, researchId);
+      if (job.status === 'completed' || job.status === 'failed') return;
+      const now = clock();
+      const stored = await storeOutcome(em, job, outcome, now);
+      const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job), now });
+      await completeJob(em, researchId, reply, outcome.ai.usage, now);
+    });
+  }
+
   return {
-    /** `queued` → `processing`, then the cache plan of spec §8.4. */
+    /** `queued` → `processing`, then the cache plan of spec §8.4; a full cache hit ends the job here. */
     async startResearch(researchId: string): Promise<ResearchPlan> {
       const em = orm.em.fork();
       const job = await loadJob(em, researchId);
@@ -50,7 +61,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       const prospectRow = product ? await em.findOne(ProspectRow, { account: job.account, product, email: job.email }) : null;
       const companyKey = companyQuery ? companyKeyOf(companyQuery) : null;
       const company = companyKey && product ? planCompany(companyKey, await loadCachedCompany(em, job.account.id, product.id, companyKey), entitlements, now) : null;
-      return {
+      const plan: ResearchPlan = {
         researchId,
         hasEnded,
         personQuery: { email: request.email, prospectName: request.prospectName, companyName: request.companyName, socialUrl: request.socialUrl },
@@ -69,6 +80,13 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
         prospect: planProspect(prospectRow, now),
         company,
       };
+      // A full cache hit is answered here, in the same activity: one round trip
+      // through Temporal instead of two (spec §8.4: a hit completes quickly).
+      if (!hasEnded && isFullCacheHit(plan)) {
+        await finish(researchId, cacheHitOutcome(plan));
+        return { ...plan, hasEnded: true };
+      }
+      return plan;
     },
 
     /** The cache plan of a company found only through the person. */
@@ -81,16 +99,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
     },
 
     /** Stores the parts and freezes the reply in one transaction; a job already ended is left alone. */
-    async finishResearch(researchId: string, outcome: ResearchOutcome): Promise<void> {
-      await orm.em.fork().transactional(async (em) => {
-        const job = await loadJob(em, researchId);
-        if (job.status === 'completed' || job.status === 'failed') return;
-        const now = clock();
-        const stored = await storeOutcome(em, job, outcome, now);
-        const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job), now });
-        await completeJob(em, researchId, reply, outcome.ai.usage, now);
-      });
-    },
+    finishResearch: (researchId: string, outcome: ResearchOutcome): Promise<void> => finish(researchId, outcome),
 
     /** Ends the job `failed` and refunds its credit (spec §8.2). */
     async failResearch(researchId: string, failure: ResearchFailure): Promise<void> {

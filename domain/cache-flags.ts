@@ -1,4 +1,4 @@
-import type { CompanyPlan, ProspectPlan } from './research-pipeline.ts';
+import type { CompanyPlan, ProspectPlan, ResearchOutcome, ResearchPlan } from './research-pipeline.ts';
 import type { CompanyProfile, DecisionMakerProfile, NewsArticle, PersonProfile, SocialPost } from './enrichment.ts';
 import type { CompanyInsights, ProspectInsights } from './insights.ts';
 import { COMPANY_TTL_DAYS, DECISION_MAKERS_TTL_DAYS, PROSPECT_TTL_DAYS, isFresh } from './cache-policy.ts';
@@ -69,5 +69,51 @@ export function planCompany(
     needsDecisionMakers:
       hasProfile && entitlements.decisionMakers && !isFresh(cached?.decisionMakersFetchedAt, DECISION_MAKERS_TTL_DAYS, now),
     needsAI: hasProfile && cached?.insights == null,
+  };
+}
+
+/**
+ * Every part fresh and nothing for the model to write: the job can be answered
+ * from the cache alone, exactly as the workflow's steps would answer it (no
+ * fetch, no posts, news, decision makers or technologies to refresh, no AI).
+ */
+export function isFullCacheHit(plan: ResearchPlan): boolean {
+  const { prospect, company } = plan;
+  if (prospect.needsFetch || prospect.needsPosts || prospect.needsAI || company === null) return false;
+  const hasTechnologiesToDetect = company.profile?.website != null && company.technologies === null;
+  return !company.needsFetch && !company.needsPosts && !company.needsNews && !company.needsDecisionMakers && !company.needsAI && !hasTechnologiesToDetect;
+}
+
+/** The outcome of a full cache hit: the cached parts, nothing refreshed. */
+export function cacheHitOutcome(plan: ResearchPlan): ResearchOutcome {
+  const { prospect, company } = plan;
+  return {
+    prospect: {
+      profile: prospect.profile,
+      source: prospect.source,
+      isRefreshed: false,
+      posts: prospect.posts,
+      arePostsRefreshed: false,
+      insights: prospect.insights,
+      areInsightsRefreshed: false,
+    },
+    company: company && {
+      companyKey: company.companyKey,
+      profile: company.profile,
+      source: company.source,
+      // Only this run's provider calls (`_meta.company.apis_called`): none.
+      apisCalled: [],
+      isRefreshed: false,
+      technologies: company.technologies,
+      posts: company.posts,
+      arePostsRefreshed: false,
+      news: company.news,
+      isNewsRefreshed: false,
+      decisionMakers: company.decisionMakers,
+      areDecisionMakersRefreshed: false,
+      insights: company.insights,
+      areInsightsRefreshed: false,
+    },
+    ai: { source: null, usage: null },
   };
 }

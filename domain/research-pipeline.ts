@@ -44,7 +44,7 @@ export interface CompanyPlan {
 
 export interface ResearchPlan {
   researchId: string;
-  /** The job already ended (a repeated run): nothing to do. */
+  /** The job has ended (a repeated run, or a full cache hit answered by `startResearch`): nothing to do. */
   hasEnded: boolean;
   personQuery: PersonQuery;
   /** Known before the person is found: from the e-mail domain or the hints. */
