@@ -43,5 +43,5 @@ export const FAILURE_TYPES = {
 } as const;
 
 export const SWEEP_WORKFLOW_TYPE = 'sweepStaleJobsWorkflow';
-/** Fails jobs whose workflow vanished, even when nobody polls them. */
-export const SWEEP_INTERVAL = '1 minute';
+/** Fails jobs whose workflow vanished, even when nobody polls them; RESEARCH_SWEEP_INTERVAL_MS overrides it. */
+export const SWEEP_INTERVAL_MS = 60 * 1000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE } from '../domain/research-contract.ts';
+import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research-contract.ts';
 
 // Only local-development values have defaults; `npm run dev` and the tests set
 // DATABASE_URL and TEMPORAL_ADDRESS themselves. `.env.example` lists every variable.
@@ -13,6 +13,8 @@ const ZEnv = z.object({
   RESEARCH_DEADLINE_MS: z.coerce.number().int().positive().default(RESEARCH_DEADLINE_MS),
   /** How long past its deadline a running job may go before the status endpoint checks its workflow still exists. */
   RESEARCH_BACKSTOP_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
+  /** How often the worker's Schedule sweeps jobs whose workflow vanished (chaos runs use seconds). */
+  RESEARCH_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(SWEEP_INTERVAL_MS),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
 });
@@ -24,6 +26,7 @@ export interface Config {
   temporal: { address: string; namespace: string; taskQueue: string };
   researchDeadlineMs: number;
   researchBackstopGraceMs: number;
+  researchSweepIntervalMs: number;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
   dbPoolMax: number;
 }
@@ -43,6 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
     researchDeadlineMs: e.RESEARCH_DEADLINE_MS,
     researchBackstopGraceMs: e.RESEARCH_BACKSTOP_GRACE_MS,
+    researchSweepIntervalMs: e.RESEARCH_SWEEP_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
   };

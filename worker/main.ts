@@ -10,7 +10,7 @@ installTemporalLogging(logger, 'WARN');
 const config = loadConfig();
 const deps = await buildActivityDeps(config, logger);
 const { worker, connection } = await createResearchWorker({ config, ...deps });
-await ensureSweepSchedule(deps.temporal, config.temporal.taskQueue);
+await ensureSweepSchedule(deps.temporal, config.temporal.taskQueue, config.researchSweepIntervalMs);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address }, 'worker running');
 await worker.run();
