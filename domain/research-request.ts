@@ -7,7 +7,7 @@ export const MAX_HINT_LENGTH = 500;
 // Documents what api/research-request-parser.ts accepts; a hint out of these
 // bounds is 400 invalid_request, an address that fails the check 400 invalid_email_format.
 const hint = (description: string) =>
-  z.string().max(MAX_HINT_LENGTH).regex(/^[^\u0000-\u001f\u007f]*$/).nullable().optional().describe(`${description}; no control characters`);
+  z.string().max(MAX_HINT_LENGTH).regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/).nullable().optional().describe(`${description}; no control characters`);
 
 /** Request body of `POST /research` (spec §4.1). Unknown fields are ignored (DECISIONS.md). */
 export const ZResearchRequestBody = z.looseObject({

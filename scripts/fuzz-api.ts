@@ -58,11 +58,12 @@ function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: s
     '--no-shrink',
     '--request-timeout', '30',
     '--suppress-health-check', 'all',
+    '--generation-database', 'none',
     '--report', 'ndjson',
     '--report-ndjson-path', reportPath,
   ];
   log(`schemathesis ${args.map((arg) => (arg.startsWith('Authorization') ? 'Authorization: Bearer ***' : arg)).join(' ')}`);
-  const child = spawn(bin, args, { stdio: ['ignore', 2, 2], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(bin, args, { stdio: ['ignore', 2, 2], env: { ...process.env, NO_COLOR: '1' }, cwd: reportDir });
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code) => resolve(code ?? 1));
