@@ -11,7 +11,7 @@ import { PLANS } from '../domain/plans.ts';
 import { FAILURE_TYPES, type ResearchFailure } from '../domain/research-contract.ts';
 import type { CompanyPlan, ResearchOutcome, ResearchPlan } from '../domain/research-pipeline.ts';
 import { completeJob, failJob, markProcessing } from '../services/research-jobs.ts';
-import { loadCachedCompany, storeOutcome } from '../services/enrichment-cache.ts';
+import { cachedCompanyOf, loadCachedCompany, loadCompanyRows, storeOutcome } from '../services/enrichment-cache.ts';
 import { buildStoredReply } from '../services/research-reply.ts';
 
 export interface ResearchJobDeps {
@@ -32,17 +32,6 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
     return { decisionMakers: plan.hasDecisionMakers, companyNews: plan.hasCompanyNews };
   }
 
-  async function finish(researchId: string, outcome: ResearchOutcome): Promise<void> {
-    await orm.em.fork().transactional(async (em) => {
-      const job = await loadJob(em, researchId);
-      if (job.status === 'completed' || job.status === 'failed') return;
-      const now = clock();
-      const stored = await storeOutcome(em, job, outcome, now);
-      const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job), now });
-      await completeJob(em, researchId, reply, outcome.ai.usage, now);
-    });
-  }
-
   return {
     /** `queued` → `processing`, then the cache plan of spec §8.4; a full cache hit ends the job here. */
     async startResearch(researchId: string): Promise<ResearchPlan> {
@@ -60,7 +49,8 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       const entitlements = entitlementsOf(job);
       const prospectRow = product ? await em.findOne(ProspectRow, { account: job.account, product, email: job.email }) : null;
       const companyKey = companyQuery ? companyKeyOf(companyQuery) : null;
-      const company = companyKey && product ? planCompany(companyKey, await loadCachedCompany(em, job.account.id, product.id, companyKey), entitlements, now) : null;
+      const companyRows = companyKey && product ? await loadCompanyRows(em, job.account.id, product.id, companyKey) : null;
+      const company = companyKey && product ? planCompany(companyKey, cachedCompanyOf(companyRows), entitlements, now) : null;
       const plan: ResearchPlan = {
         researchId,
         hasEnded,
@@ -80,10 +70,20 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
         prospect: planProspect(prospectRow, now),
         company,
       };
-      // A full cache hit is answered here, in the same activity: one round trip
-      // through Temporal instead of two (spec §8.4: a hit completes quickly).
-      if (!hasEnded && isFullCacheHit(plan)) {
-        await finish(researchId, cacheHitOutcome(plan));
+      // A full cache hit is answered here, from the rows just read: one round
+      // trip through Temporal instead of two, and nothing to store (spec §8.4:
+      // a hit completes quickly). The reply is the one finishResearch would build.
+      if (!hasEnded && prospectRow && isFullCacheHit(plan)) {
+        const reply = buildStoredReply({
+          email: job.email,
+          prospectRow,
+          companyRow: companyRows?.row ?? null,
+          decisionMakerRows: companyRows?.decisionMakerRows ?? [],
+          outcome: cacheHitOutcome(plan),
+          entitlements,
+          now,
+        });
+        await completeJob(em, researchId, reply, null, now);
         return { ...plan, hasEnded: true };
       }
       return plan;
@@ -99,7 +99,16 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
     },
 
     /** Stores the parts and freezes the reply in one transaction; a job already ended is left alone. */
-    finishResearch: (researchId: string, outcome: ResearchOutcome): Promise<void> => finish(researchId, outcome),
+    async finishResearch(researchId: string, outcome: ResearchOutcome): Promise<void> {
+      await orm.em.fork().transactional(async (em) => {
+        const job = await loadJob(em, researchId);
+        if (job.status === 'completed' || job.status === 'failed') return;
+        const now = clock();
+        const stored = await storeOutcome(em, job, outcome, now);
+        const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job), now });
+        await completeJob(em, researchId, reply, outcome.ai.usage, now);
+      });
+    },
 
     /** Ends the job `failed` and refunds its credit (spec §8.2). */
     async failResearch(researchId: string, failure: ResearchFailure): Promise<void> {

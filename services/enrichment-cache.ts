@@ -11,11 +11,27 @@ import type { CompanyOutcome, ProspectOutcome, ResearchOutcome } from '../domain
 // The cache of spec §8.4 lives in the prospect, company and decision-maker
 // rows, scoped to (account, product). Refreshed parts overwrite what was there.
 
-export async function loadCachedCompany(em: EntityManager, accountId: number, productId: number, companyKey: string): Promise<CachedCompany | null> {
+/** A cached company row with its decision makers, as stored. */
+export interface CompanyRows {
+  row: ICompanyRow;
+  decisionMakerRows: IDecisionMakerRow[];
+}
+
+export async function loadCompanyRows(em: EntityManager, accountId: number, productId: number, companyKey: string): Promise<CompanyRows | null> {
   const row = await em.findOne(CompanyRow, { account: accountId, product: productId, companyKey });
   if (!row) return null;
-  const decisionMakers = await em.find(DecisionMakerRow, { company: row }, { orderBy: { id: 'asc' } });
-  return { ...row, decisionMakers: row.decisionMakersFetchedAt ? decisionMakers.map(toProfile) : null };
+  const decisionMakerRows = await em.find(DecisionMakerRow, { company: row }, { orderBy: { id: 'asc' } });
+  return { row, decisionMakerRows };
+}
+
+export function cachedCompanyOf(rows: CompanyRows | null): CachedCompany | null {
+  if (!rows) return null;
+  const { row, decisionMakerRows } = rows;
+  return { ...row, decisionMakers: row.decisionMakersFetchedAt ? decisionMakerRows.map(toProfile) : null };
+}
+
+export async function loadCachedCompany(em: EntityManager, accountId: number, productId: number, companyKey: string): Promise<CachedCompany | null> {
+  return cachedCompanyOf(await loadCompanyRows(em, accountId, productId, companyKey));
 }
 
 function toProfile(row: IDecisionMakerRow): DecisionMakerProfile {
