@@ -8,6 +8,11 @@ import { medianCompletionSeconds, remainingSeconds } from '../services/estimates
 import { isWorkflowRunning, queryProgress } from '../lib/research-workflow-client.ts';
 import type { ApiDeps } from './deps.ts';
 
+/** What a job id can look like at all: visible ASCII and no longer than its column. */
+const PLAUSIBLE_ID = /^[\x21-\x7e]{1,255}$/;
+/** Looked up in place of an implausible id: no job has it, and the lookup stays the same query. */
+const NO_SUCH_ID = 'res_';
+
 const WAIT_POLL_MS = 200;
 
 /**
@@ -16,7 +21,10 @@ const WAIT_POLL_MS = 200;
  * give the same 404.
  */
 export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId: number, researchId: string): Promise<StatusReply> {
-  const job = await em.findOne(ResearchJob, { id: researchId, account: accountId }, { refresh: true });
+  // A NUL byte or an over-long id would make PostgreSQL raise an error (a 500);
+  // such ids take the same single lookup, with an id that matches nothing.
+  const lookupId = PLAUSIBLE_ID.test(researchId) ? researchId : NO_SUCH_ID;
+  const job = await em.findOne(ResearchJob, { id: lookupId, account: accountId }, { refresh: true });
   if (!job) throw new AppError('not_found', 'No research job with this id.');
   if (job.status === 'completed' || job.status === 'failed') return terminalReply(job);
 
