@@ -24,14 +24,19 @@ export function errorMiddleware(logger: Logger): Middleware {
         ctx.body = { error: error.code, ...(error.message !== error.code ? { message: error.message } : {}), ...error.details };
         return;
       }
-      logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
+      logger.error({ err: error, method: ctx.method, path: withoutApiKeys(ctx.path) }, 'unhandled error');
       ctx.status = 500;
       ctx.body = { error: 'internal_error', message: 'Something went wrong on our side; retry with backoff.' };
     }
   };
 }
 
-/** One JSON log line per request; headers (and so API keys) are never logged. */
+// A client that puts its key where it does not belong (`/research-status/svc_live_…`)
+// must not find it in our logs either.
+const API_KEY_IN_TEXT = /svc_live_[0-9A-Za-z]*/g;
+const withoutApiKeys = (text: string) => text.replace(API_KEY_IN_TEXT, 'svc_live_[redacted]');
+
+/** One JSON log line per request; headers, query strings and bodies (and so API keys) are never logged. */
 export function requestLogMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
@@ -39,7 +44,7 @@ export function requestLogMiddleware(logger: Logger): Middleware {
       await next();
     } finally {
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+      logger.info({ method: ctx.method, path: withoutApiKeys(ctx.path), status: ctx.status, ms }, 'request');
     }
   };
 }
