@@ -13,8 +13,6 @@ const PLAUSIBLE_ID = /^[\x21-\x7e]{1,255}$/;
 /** Looked up in place of an implausible id: no job has it, and the lookup stays the same query. */
 const NO_SUCH_ID = 'res_';
 
-const WAIT_POLL_MS = 200;
-
 /**
  * The reply of `GET /research-status/{id}` (spec §4.2). Unknown ids, malformed
  * ids and ids of other accounts take the same path (one indexed lookup) and
@@ -45,7 +43,12 @@ export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId
   };
 }
 
-/** Extension `?wait=N`: re-reads the job until it ends or N seconds pass. */
+/**
+ * Extension `?wait=N`: holds the reply until the job ends or N seconds pass.
+ * While waiting it reads only the job's status column, often at first (a cache
+ * hit ends within a few hundred milliseconds) and then less often; the full
+ * reply (with a fresh estimate and the backstop check) is built once at the end.
+ */
 export async function waitForStatus(
   deps: ApiDeps,
   em: EntityManager,
@@ -53,12 +56,32 @@ export async function waitForStatus(
   researchId: string,
   waitSeconds: number,
 ): Promise<StatusReply> {
-  const deadline = Date.now() + waitSeconds * 1000;
+  const startedAt = Date.now();
+  const deadline = startedAt + waitSeconds * 1000;
+  const first = await researchStatus(deps, em.fork(), accountId, researchId);
+  if (hasEnded(first.status)) return first;
   for (;;) {
-    const reply = await researchStatus(deps, em.fork(), accountId, researchId);
-    if (reply.status === 'completed' || reply.status === 'failed' || Date.now() + WAIT_POLL_MS > deadline) return reply;
-    await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+    const pollMs = waitPollMs(Date.now() - startedAt);
+    if (Date.now() + pollMs > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    const rows: Array<{ status: string }> = await em
+      .fork()
+      .getConnection()
+      .execute('select status from research_job where id = ? and account_id = ?', [researchId, accountId]);
+    if (hasEnded(rows[0]?.status)) break;
   }
+  return researchStatus(deps, em.fork(), accountId, researchId);
+}
+
+function hasEnded(status: string | undefined): boolean {
+  return status === 'completed' || status === 'failed';
+}
+
+/** Poll interval by time waited so far: 10 ms for the first second, then up to 250 ms. */
+function waitPollMs(waitedMs: number): number {
+  if (waitedMs < 1_000) return 10;
+  if (waitedMs < 3_000) return 50;
+  return 250;
 }
 
 function terminalReply(job: IResearchJob): StatusReply {
