@@ -11,6 +11,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
 import { initOrm } from '../db/orm.ts';
 import { createAccount } from '../services/accounts.ts';
 import { createApiKey } from '../services/api-keys.ts';
@@ -24,6 +25,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const POLL = process.env.BENCH_POLL === 'tight' ? 'tight' : 'wait';
 const TIGHT_POLL_MS = 5;
 const TARGET_P95_MS = 300;
+/** Past the 3-minute deadline a job must have ended. */
+const JOB_TIMEOUT_MS = 200_000;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -40,7 +43,8 @@ const apps: ManagedProcess[] = [];
 async function stopAll(): Promise<void> {
   for (const app of apps.reverse()) await app.stop();
   await services.stop();
-  rmSync(workDir, { recursive: true, force: true });
+  // Kept after a failure, for its logs.
+  if (!process.exitCode) rmSync(workDir, { recursive: true, force: true });
 }
 
 interface Sample {
@@ -92,6 +96,8 @@ try {
       const path = `/research-status/${researchId}${POLL === 'wait' ? '?wait=10' : ''}`;
       const reply = await fetch(`${apiUrl}${path}`, { headers: { authorization: headers.authorization } });
       const body = await reply.json();
+      if (reply.status !== 200) throw new Error(`GET ${path} answered ${reply.status}: ${JSON.stringify(body)}`);
+      if (performance.now() - started > JOB_TIMEOUT_MS) throw new Error(`${researchId} still ${body.status} after ${JOB_TIMEOUT_MS} ms`);
       if (body.status === 'completed' || body.status === 'failed') {
         return { totalMs: performance.now() - started, postMs, polls, researchId, body };
       }
@@ -132,6 +138,7 @@ try {
     samples.map((s) => s.researchId),
   );
   await orm.close();
+  const history = await profileHistories(services.env.TEMPORAL_ADDRESS, samples.slice(-20).map((s) => s.researchId));
 
   const total = summarise(samples.map((s) => s.totalMs));
   const post = summarise(samples.map((s) => s.postMs));
@@ -150,6 +157,8 @@ try {
     `throughput ${(samples.length / (wallMs / 1000)).toFixed(1)} jobs/s; polls per job ${(samples.reduce((n, s) => n + s.polls, 0) / samples.length).toFixed(2)}; failed ${failures}; not from cache ${notFromCache}`,
     `target p95 < ${TARGET_P95_MS} ms: ${total.p95 < TARGET_P95_MS ? 'met' : 'missed'}`,
   ];
+  table.push('Temporal history of the last 20 jobs (mean ms from the previous event):');
+  for (const [step, ms] of history) table.push(`  ${step.padEnd(70)}${ms.toFixed(1).padStart(8)}`);
   process.stdout.write(`${table.join('\n')}\n`);
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -161,6 +170,7 @@ try {
     settings: { jobs: samples.length, concurrency: CONCURRENCY, poll: POLL, warmup: WARMUP },
     latencyMs: total,
     phasesMs: { post, queued, running },
+    temporalHistoryMeanGapsMs: Object.fromEntries(history),
     throughputJobsPerSecond: samples.length / (wallMs / 1000),
     failures,
     notFromCache,
@@ -187,4 +197,36 @@ function summarise(values: number[]) {
     max: round(sorted[sorted.length - 1] ?? NaN),
     mean: round(sorted.reduce((sum, v) => sum + v, 0) / (sorted.length || 1)),
   };
+}
+
+/** Mean gap between consecutive history events of the given workflows: where Temporal's time goes. */
+async function profileHistories(address: string, workflowIds: string[]): Promise<Array<[string, number]>> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const gaps = new Map<string, number[]>();
+    for (const workflowId of workflowIds) {
+      const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+      let previous: { name: string; ms: number } | null = null;
+      for (const event of events ?? []) {
+        const ms = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
+        const name = eventName(event);
+        if (previous) {
+          const step = `${previous.name} → ${name}`;
+          gaps.set(step, [...(gaps.get(step) ?? []), ms - previous.ms]);
+        }
+        previous = { name, ms };
+      }
+    }
+    return [...gaps].map(([step, values]) => [step, values.reduce((sum, v) => sum + v, 0) / values.length]);
+  } finally {
+    await connection.close();
+  }
+}
+
+function eventName(event: object): string {
+  const attributes = Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key]);
+  const base = attributes?.replace(/EventAttributes$/, '') ?? 'event';
+  const activity = (event as { activityTaskScheduledEventAttributes?: { activityType?: { name?: string } } }).activityTaskScheduledEventAttributes?.activityType?.name;
+  return activity ? `${base}(${activity})` : base;
 }
