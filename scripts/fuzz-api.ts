@@ -5,7 +5,7 @@
 //
 //   npm run fuzz                                   starts a throwaway stack (sandboxes, free ports)
 //   npm run fuzz -- --url http://host:3000 --key svc_live_…   fuzzes a running API
-//   options: --examples N (per operation and phase, default 350), --seed N, --min-requests N (default 2000)
+//   options: --examples N (per operation and phase, default 500), --seed N, --min-requests N (default 2000)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ const { values } = parseArgs({
   options: {
     url: { type: 'string', default: process.env.FUZZ_API_URL },
     key: { type: 'string', default: process.env.FUZZ_API_KEY },
-    examples: { type: 'string', default: '350' },
+    examples: { type: 'string', default: '500' },
     seed: { type: 'string', default: String(Date.now() % 1_000_000) },
     'min-requests': { type: 'string', default: '2000' },
   },
@@ -71,13 +71,14 @@ function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: s
 }
 
 function report(summary: FuzzSummary, minRequests: number): boolean {
-  const byStatus = Object.entries(summary.statuses).sort().map(([status, count]) => `${status}:${count}`).join(' ');
+  const counts = (record: Record<string, number>) => Object.entries(record).sort().map(([name, count]) => `${name}:${count}`).join(' ');
+  const byStatus = counts(summary.statuses);
   for (const failure of summary.failures.slice(0, 20)) log(`FAILURE ${failure}`);
   const isPassing = summary.requests >= minRequests && summary.serverErrors === 0 && summary.failures.length === 0;
   process.stdout.write(
     `fuzz ${isPassing ? 'PASSED' : 'FAILED'}: requests=${summary.requests} (min ${minRequests}) 5xx=${summary.serverErrors} ` +
       `schema_mismatches=${summary.schemaMismatches} other_failures=${summary.failures.length - summary.schemaMismatches - summary.serverErrorFailures} ` +
-      `network_errors=${summary.networkErrors} statuses=[${byStatus}] seed=${values.seed}\n`,
+      `network_errors=${summary.networkErrors} statuses=[${byStatus}] jobs_polled=[${counts(summary.jobStatuses)}] seed=${values.seed}\n`,
   );
   return isPassing;
 }

@@ -12,13 +12,15 @@ export interface FuzzSummary {
   schemaMismatches: number;
   /** Requests that got no reply (connection error, timeout). */
   networkErrors: number;
+  /** 200 replies of the status endpoint by job status (`completed`, `processing`, …). */
+  jobStatuses: Record<string, number>;
   /** One line per distinct failed check: name, operation, status. */
   failures: string[];
 }
 
 interface Interaction {
   request: { method: string; uri: string };
-  response: { status_code: number } | null;
+  response: { status_code: number; content?: { $base64?: string } | string } | null;
 }
 interface Check {
   name: string;
@@ -30,7 +32,16 @@ interface ScenarioFinished {
 }
 
 export function summariseReport(ndjson: string): FuzzSummary {
-  const summary: FuzzSummary = { requests: 0, statuses: {}, serverErrors: 0, serverErrorFailures: 0, schemaMismatches: 0, networkErrors: 0, failures: [] };
+  const summary: FuzzSummary = {
+    requests: 0,
+    statuses: {},
+    serverErrors: 0,
+    serverErrorFailures: 0,
+    schemaMismatches: 0,
+    networkErrors: 0,
+    jobStatuses: {},
+    failures: [],
+  };
   const seen = new Set<string>();
   for (const line of ndjson.split('\n')) {
     if (!line.includes('"ScenarioFinished"')) continue;
@@ -46,6 +57,8 @@ export function summariseReport(ndjson: string): FuzzSummary {
       }
       summary.statuses[status] = (summary.statuses[status] ?? 0) + 1;
       if (status >= 500) summary.serverErrors += 1;
+      const jobStatus = status === 200 ? jobStatusOf(interaction) : null;
+      if (jobStatus) summary.jobStatuses[jobStatus] = (summary.jobStatuses[jobStatus] ?? 0) + 1;
       for (const check of recorder.checks?.[caseId] ?? []) {
         if (check.status === 'success' || check.status === 'skip') continue;
         const failure = check.failure_info?.failure;
@@ -59,4 +72,16 @@ export function summariseReport(ndjson: string): FuzzSummary {
     }
   }
   return summary;
+}
+
+function jobStatusOf(interaction: Interaction): string | null {
+  if (!interaction.request.uri.includes('/research-status/')) return null;
+  const content = interaction.response?.content;
+  const text = typeof content === 'string' ? content : content?.$base64 ? Buffer.from(content.$base64, 'base64').toString('utf8') : '';
+  try {
+    const status = (JSON.parse(text) as { status?: unknown }).status;
+    return typeof status === 'string' ? status : null;
+  } catch {
+    return null;
+  }
 }
