@@ -47,7 +47,8 @@ export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId
  * Extension `?wait=N`: holds the reply until the job ends or N seconds pass.
  * While waiting it reads only the job's status column, often at first (a cache
  * hit ends within a few hundred milliseconds) and then less often; the full
- * reply (with a fresh estimate and the backstop check) is built once at the end.
+ * reply (with the estimate's workflow query and the backstop check) is built
+ * once, at the end. An unknown id ends the wait at once, with the same 404.
  */
 export async function waitForStatus(
   deps: ApiDeps,
@@ -58,17 +59,16 @@ export async function waitForStatus(
 ): Promise<StatusReply> {
   const startedAt = Date.now();
   const deadline = startedAt + waitSeconds * 1000;
-  const first = await researchStatus(deps, em.fork(), accountId, researchId);
-  if (hasEnded(first.status)) return first;
+  const lookupId = PLAUSIBLE_ID.test(researchId) ? researchId : NO_SUCH_ID;
   for (;;) {
-    const pollMs = waitPollMs(Date.now() - startedAt);
-    if (Date.now() + pollMs > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
     const rows: Array<{ status: string }> = await em
       .fork()
       .getConnection()
-      .execute('select status from research_job where id = ? and account_id = ?', [researchId, accountId]);
-    if (hasEnded(rows[0]?.status)) break;
+      .execute('select status from research_job where id = ? and account_id = ?', [lookupId, accountId]);
+    if (rows.length === 0 || hasEnded(rows[0].status)) break;
+    const pollMs = waitPollMs(Date.now() - startedAt);
+    if (Date.now() + pollMs > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   return researchStatus(deps, em.fork(), accountId, researchId);
 }
