@@ -50,6 +50,12 @@ export async function startTemporalDevServer(options: {
   uiPort: number | null;
   /** Persistent state; in-memory when omitted (tests). */
   dbFile?: string;
+  /**
+   * SQLite pragmas for the state file, e.g. `synchronous=off`: with the
+   * default full sync every heartbeat is an fsync, which slows a loaded
+   * server to seconds per call (throwaway stacks only).
+   */
+  sqlitePragmas?: string[];
   logFile: string;
 }): Promise<TemporalDevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
@@ -58,6 +64,7 @@ export async function startTemporalDevServer(options: {
   if (options.dbFile) {
     mkdirSync(join(options.dbFile, '..'), { recursive: true });
     args.push('--db-filename', options.dbFile);
+    for (const pragma of options.sqlitePragmas ?? []) args.push('--sqlite-pragma', pragma);
   }
   for (const [name, type] of Object.entries(RESEARCH_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
 
