@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../domain/research-contract.ts';
 
 // Named activity option profiles (STYLE.md habit 3), every field spelled out.
@@ -6,6 +6,23 @@ import { FAILURE_TYPES } from '../domain/research-contract.ts';
 /** Database reads and writes: quick, and worth retrying through a PostgreSQL restart. */
 export const dbWrite: ActivityOptions = {
   startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [FAILURE_TYPES.jobNotFound, FAILURE_TYPES.invalidState],
+  },
+};
+
+/**
+ * `startResearch` as a local activity: a few indexed reads and, on a full cache
+ * hit, the job's completion, run by the worker inside the first workflow task
+ * with no round trip through the server (the latency of a cache hit).
+ */
+export const dbLocal: LocalActivityOptions = {
+  startToCloseTimeout: '15 seconds',
+  localRetryThreshold: '5 seconds',
   retry: {
     initialInterval: '200 milliseconds',
     backoffCoefficient: 2,
