@@ -17,6 +17,7 @@ import { summariseReport, type FuzzSummary } from './lib/schemathesis-report.ts'
 
 const SCHEMATHESIS_VERSION = '4.32.5';
 const VENV = join(ROOT, '.tools', 'venv');
+const MAX_RUNS = 4;
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'response_headers_conformance'];
 
 const log = (line: string) => process.stderr.write(`[fuzz] ${line}\n`);
@@ -44,7 +45,7 @@ function ensureSchemathesis(): string {
   return bin;
 }
 
-function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: string): Promise<number> {
+function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: string, seed: number): Promise<number> {
   const args = [
     'run', `${apiUrl}/openapi.json`,
     '--url', apiUrl,
@@ -52,7 +53,7 @@ function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: s
     '--checks', CHECKS.join(','),
     '--phases', 'examples,coverage,fuzzing,stateful',
     '--max-examples', values.examples!,
-    '--seed', values.seed!,
+    '--seed', String(seed),
     '--workers', '2',
     '--continue-on-failure',
     '--no-shrink',
@@ -70,7 +71,7 @@ function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: s
   });
 }
 
-function report(summary: FuzzSummary, minRequests: number): boolean {
+function report(summary: FuzzSummary, minRequests: number, seeds: number[]): boolean {
   const counts = (record: Record<string, number>) => Object.entries(record).sort().map(([name, count]) => `${name}:${count}`).join(' ');
   const byStatus = counts(summary.statuses);
   for (const failure of summary.failures.slice(0, 20)) log(`FAILURE ${failure}`);
@@ -78,7 +79,7 @@ function report(summary: FuzzSummary, minRequests: number): boolean {
   process.stdout.write(
     `fuzz ${isPassing ? 'PASSED' : 'FAILED'}: requests=${summary.requests} (min ${minRequests}) 5xx=${summary.serverErrors} ` +
       `schema_mismatches=${summary.schemaMismatches} other_failures=${summary.failures.length - summary.schemaMismatches - summary.serverErrorFailures} ` +
-      `network_errors=${summary.networkErrors} statuses=[${byStatus}] jobs_polled=[${counts(summary.jobStatuses)}] seed=${values.seed}\n`,
+      `network_errors=${summary.networkErrors} statuses=[${byStatus}] jobs_polled=[${counts(summary.jobStatuses)}] seeds=${seeds.join(',')}\n`,
   );
   return isPassing;
 }
@@ -98,12 +99,23 @@ try {
     ({ apiUrl, apiKey: key } = stack);
     log(`API at ${apiUrl}; logs in ${join(stack.workDir, 'logs')}`);
   }
-  const reportPath = join(reportDir, 'events.ndjson');
-  const started = Date.now();
-  const schemathesisCode = await runSchemathesis(bin, apiUrl.replace(/\/+$/, ''), key, reportPath);
-  log(`schemathesis exited with ${schemathesisCode} after ${Math.round((Date.now() - started) / 1000)} s`);
-  const summary = summariseReport(readFileSync(reportPath, 'utf8'));
-  exitCode = report(summary, Number(values['min-requests'])) ? 0 : 1;
+  // How many requests one run generates depends on the seed (the stateful phase
+  // above all); further runs with the next seeds top it up to the minimum.
+  const minRequests = Number(values['min-requests']);
+  const seeds: number[] = [];
+  let events = '';
+  let summary = summariseReport('');
+  while (summary.requests < minRequests && seeds.length < MAX_RUNS) {
+    const seed = Number(values.seed) + seeds.length;
+    seeds.push(seed);
+    const reportPath = join(reportDir, `events-${seed}.ndjson`);
+    const started = Date.now();
+    const code = await runSchemathesis(bin, apiUrl.replace(/\/+$/, ''), key, reportPath, seed);
+    events += readFileSync(reportPath, 'utf8');
+    summary = summariseReport(events);
+    log(`schemathesis (seed ${seed}) exited with ${code} after ${Math.round((Date.now() - started) / 1000)} s; ${summary.requests} requests so far`);
+  }
+  exitCode = report(summary, minRequests, seeds) ? 0 : 1;
 } catch (error) {
   log(`failed: ${error instanceof Error ? error.message : String(error)}`);
   process.stdout.write('fuzz FAILED: did not run\n');
