@@ -133,3 +133,27 @@ describe('an upgrade', () => {
     expect(scale.data.decision_makers).toEqual(growth.data.decision_makers);
   });
 });
+
+describe('a downgrade', () => {
+  it('hides decision makers and news from the next cycle on, even while they are still cached', async () => {
+    const { accountId, key } = await stack.createCustomer('scale');
+    const person = personWhoseCompanyNews((ages) => ages.some((age) => age < 200));
+    const scale = await researchCompleted(stack, key, { email: person.email });
+    expect(scale.data.decision_makers.length).toBeGreaterThan(0);
+    expect(scale.data.company!.news!.length).toBeGreaterThan(0);
+
+    await changePlan(stack.orm.em.fork(), accountId, 'starter', stack.clock.now());
+    // Still Scale until the cycle ends (DECISIONS.md).
+    expect((await researchCompleted(stack, key, { email: person.email })).data.decision_makers.length).toBeGreaterThan(0);
+
+    // The next cycle: the company (90 days) and its decision makers (60 days) are still cached.
+    stack.clock.advanceDays(32);
+    stack.providerWorld.resetCalls();
+    const starter = await researchCompleted(stack, key, { email: person.email });
+    const calls = providerCalls(stack);
+    expect([calls['apollo.people_search'] ?? 0, calls['news.everything'] ?? 0]).toEqual([0, 0]);
+    expect(starter.data.decision_makers).toEqual([]);
+    expect(starter.data.company!.news).toEqual([]);
+    expect(starter.data.company!.id).toBe(scale.data.company!.id);
+  });
+});
