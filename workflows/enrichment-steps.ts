@@ -50,7 +50,9 @@ export async function enrichPerson(steps: Enrichment, plan: ResearchPlan): Promi
 export async function enrichPersonPosts(steps: Enrichment, plan: ResearchPlan, person: PersonState): Promise<PersonPostsState> {
   const cached = { posts: plan.prospect.posts, arePostsRefreshed: false };
   const socialUrl = person.profile?.socialUrl;
-  if (!socialUrl || !(plan.prospect.needsPosts || person.isRefreshed)) return cached;
+  // A refreshed person without a profile URL has no posts: cached ones belonged to the old record.
+  if (!socialUrl) return person.isRefreshed ? { posts: null, arePostsRefreshed: true } : cached;
+  if (!(plan.prospect.needsPosts || person.isRefreshed)) return cached;
   const lookup = await optional(steps, 'person_posts', () => steps.activities.fetchPersonPosts({ socialUrl }));
   return lookup ? { posts: lookup.value ?? [], arePostsRefreshed: true } : cached;
 }
@@ -101,7 +103,7 @@ export async function enrichCompany(steps: Enrichment, plan: ResearchPlan, compa
     decisionMakers: companyPlan.decisionMakers,
     areDecisionMakersRefreshed: false,
   };
-  if (!profile) return state;
+  if (!profile) return isRefreshed ? clearedParts(state) : state;
   await Promise.all([
     refreshTechnologies(steps, state, profile),
     refreshCompanyPosts(steps, state, profile),
@@ -109,6 +111,20 @@ export async function enrichCompany(steps: Enrichment, plan: ResearchPlan, compa
     plan.entitlements.decisionMakers && (companyPlan.needsDecisionMakers || isRefreshed) ? refreshDecisionMakers(steps, state, profile) : null,
   ]);
   return state;
+}
+
+/** A company refreshed to "not found": its cached parts belonged to the old record and are overwritten. */
+function clearedParts(state: CompanyState): CompanyState {
+  return {
+    ...state,
+    technologies: null,
+    posts: null,
+    arePostsRefreshed: true,
+    news: null,
+    isNewsRefreshed: true,
+    decisionMakers: [],
+    areDecisionMakersRefreshed: true,
+  };
 }
 
 function record<T>(state: CompanyState, lookup: Lookup<T>): T | null {

@@ -41,18 +41,21 @@ export function buildOutcome(
   input: InsightsInput | null,
   result: InsightsResult | null,
 ): ResearchOutcome {
+  // A record refreshed to "not found" keeps no insights written about the old one.
+  const keptProspectInsights = person.isRefreshed && person.profile === null ? null : plan.prospect.insights;
   const prospect: ProspectOutcome = {
     ...person,
     ...posts,
-    insights: input?.needs.prospect ? (result?.prospect ?? null) : plan.prospect.insights,
+    insights: input?.needs.prospect ? (result?.prospect ?? null) : keptProspectInsights,
     areInsightsRefreshed: Boolean(input?.needs.prospect && result?.prospect),
   };
   let companyOutcome: CompanyOutcome | null = null;
   if (company) {
     const { plan: companyPlan, ...rest } = company;
+    const keptCompanyInsights = company.isRefreshed && company.profile === null ? null : companyPlan.insights;
     companyOutcome = {
       ...rest,
-      insights: input?.needs.company ? (result?.company ?? null) : companyPlan.insights,
+      insights: input?.needs.company ? (result?.company ?? null) : keptCompanyInsights,
       areInsightsRefreshed: Boolean(input?.needs.company && result?.company),
     };
   }
