@@ -135,3 +135,60 @@ describe('posts', () => {
     expect(second.data.prospect!.id).toBe(first.data.prospect!.id);
   });
 });
+
+describe('an overwrite after the TTL', () => {
+  it('leaves nothing of the old prospect behind when the person is no longer found', async () => {
+    const { accountId, key } = await stack.createCustomer('growth');
+    const known = samplePerson(stack, { knownTo: 'both', withPosts: true, companyKnownTo: 'both' }, 12);
+    const company = stack.providerWorld.world.companies[known.company];
+    const gone = stack.providerWorld.world.unmatchedEmail(company);
+    const found = await researchCompleted(stack, key, { email: known.email });
+    const notFound = await researchCompleted(stack, key, { email: gone });
+    // The address once belonged to someone who has since left: their data sits in the row, 31 days old.
+    const monthAgo = new Date(stack.clock.now().getTime() - 31 * 24 * 60 * 60 * 1000);
+    await rows(
+      stack,
+      `update prospect p set profile = k.profile, source = k.source, posts = k.posts, insights = k.insights,
+              fetched_at = ?, posts_fetched_at = ?, insights_generated_at = ?
+         from prospect k where p.id = ? and k.id = ? and p.account_id = ?`,
+      [monthAgo, monthAgo, monthAgo, notFound.data.prospect!.id, found.data.prospect!.id, accountId],
+    );
+    stack.providerWorld.resetCalls();
+    const refreshed = await researchCompleted(stack, key, { email: gone });
+    expect(stack.providerWorld.calls('pdl.person')).toBe(1);
+    expect(refreshed.data.prospect!.id).toBe(notFound.data.prospect!.id);
+    expect(refreshed.data.prospect).toMatchObject({ name: null, title: null, summary: null, opening_talk: null, social_url: null, posts: null });
+    expect(refreshed.meta.prospect).toMatchObject({ from_cache: false, source: null });
+  });
+
+  it('leaves nothing of the old company behind when the company is no longer found', async () => {
+    const { accountId, key } = await stack.createCustomer('growth');
+    const known = samplePerson(stack, { knownTo: 'both', companyKnownTo: 'both' }, 13);
+    const found = await researchCompleted(stack, key, { email: known.email });
+    expect(found.data.decision_makers.length).toBeGreaterThan(0);
+    const unknown = await researchCompleted(stack, key, { email: 'someone@no-such-company-anywhere.com' });
+    expect(unknown.data.company).toBeNull();
+    // The domain once belonged to a company the providers have since dropped: its data is 91 days old.
+    const [row] = await rows(stack, 'select id from company where account_id = ? and company_key = ?', [accountId, 'no-such-company-anywhere.com']);
+    const longAgo = new Date(stack.clock.now().getTime() - 91 * 24 * 60 * 60 * 1000);
+    await rows(
+      stack,
+      `update company c set profile = k.profile, source = k.source, technologies = k.technologies, posts = k.posts, news = k.news,
+              insights = k.insights, fetched_at = ?, posts_fetched_at = ?, news_fetched_at = ?, decision_makers_fetched_at = ?
+         from company k where c.id = ? and k.id = ?`,
+      [longAgo, longAgo, longAgo, longAgo, row.id, found.data.company!.id],
+    );
+    await rows(
+      stack,
+      `insert into decision_maker (company_id, full_name, position_title, social_url, picture_url, location_text, company_name)
+       select ?, full_name, position_title, social_url, picture_url, location_text, company_name from decision_maker where company_id = ?`,
+      [row.id, found.data.company!.id],
+    );
+
+    const refreshed = await researchCompleted(stack, key, { email: 'someone@no-such-company-anywhere.com' });
+    expect(refreshed.data.company).toBeNull();
+    expect(refreshed.data.decision_makers).toEqual([]);
+    const [after] = await rows(stack, 'select insights, posts, technologies from company where id = ?', [row.id]);
+    expect(after).toEqual({ insights: null, posts: null, technologies: null });
+  });
+});
