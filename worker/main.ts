@@ -1,19 +1,28 @@
+import { Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { loadConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
-import { createResearchWorker } from './create-worker.ts';
+import { WORKFLOWS_PATH, createResearchWorker } from './create-worker.ts';
 import { buildActivityDeps } from './dependencies.ts';
 import { installTemporalLogging } from './telemetry.ts';
-import { ensureSweepSchedule } from './sweep-schedule.ts';
+import { createSweepWorker, ensureSweepSchedule } from './sweep-schedule.ts';
 
 const logger = createLogger('worker');
 installTemporalLogging(logger, 'WARN');
 const config = loadConfig();
 const deps = await buildActivityDeps(config, logger);
-const { worker, connection } = await createResearchWorker({ config, ...deps });
+// Bundled once for both workers.
+const workflowBundle = { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger })).code };
+const { worker, connection } = await createResearchWorker({ config, ...deps, workflowBundle });
+const sweeper = await createSweepWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps });
 await ensureSweepSchedule(deps.temporal, config.temporal.taskQueue, config.researchSweepIntervalMs);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    worker.shutdown();
+    sweeper.shutdown();
+  });
+}
 logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address }, 'worker running');
-await worker.run();
+await Promise.all([worker.run(), sweeper.run()]);
 await connection.close();
 await deps.temporal.connection.close();
 await deps.orm.close();

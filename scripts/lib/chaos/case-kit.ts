@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { formatCounts, isSettled, mapLimited, submit, waitForJobs, type Customer, type SandboxPerson, type Submitted } from './research-client.ts';
 import type { ChaosStack } from './stack.ts';
 
@@ -84,7 +85,25 @@ export async function settle(context: CaseContext, sinceMs: number): Promise<voi
   );
   const took = Date.now() - sinceMs;
   if (isMet) context.log(`settled ${seconds(took)} after the fault/last submission: ${formatCounts(counts)}`);
-  else context.problem(`jobs stuck ${seconds(took)} after the fault/last submission (budget ${seconds(budgetMs)}): ${formatCounts(counts)}`);
+  else context.problem(`jobs stuck ${seconds(took)} after the fault/last submission (budget ${seconds(budgetMs)}): ${formatCounts(counts)}; their workflows: ${await stuckWorkflows(context)}`);
+}
+
+/** Why jobs are stuck, from their workflows' states (e.g. `RUNNING 180, TIMED_OUT 22`). */
+async function stuckWorkflows(context: CaseContext): Promise<string> {
+  const { rows } = await context.stack.sql.query<{ id: string }>(
+    "select id from research_job where account_id = $1 and status in ('queued', 'processing') limit 100",
+    [context.customer.accountId],
+  );
+  const states = await mapLimited(rows, 8, async ({ id }) => {
+    try {
+      return (await context.stack.temporal.workflow.getHandle(id).describe()).status.name;
+    } catch (error) {
+      return error instanceof WorkflowNotFoundError ? 'NOT_FOUND' : 'UNKNOWN';
+    }
+  });
+  const byState = new Map<string, number>();
+  for (const state of states) byState.set(state, (byState.get(state) ?? 0) + 1);
+  return [...byState].map(([state, count]) => `${state} ${count}`).join(', ') + (rows.length === 100 ? ' (of the first 100)' : '');
 }
 
 const SETTLE_SLACK_MS = 30_000;
