@@ -44,7 +44,13 @@ export function openApiDocument(): Record<string, unknown> {
           security: bearer,
           parameters: [
             { name: 'research_id', in: 'path', required: true, schema: { type: 'string' } },
-            { name: 'wait', in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 25 } },
+            {
+              name: 'wait',
+              in: 'query',
+              required: false,
+              description: 'Hold the reply until the job ends or this many seconds pass; values above 25 count as 25',
+              schema: { type: 'integer', minimum: 0 },
+            },
           ],
           responses: {
             '200': json(ZStatusReply, 'The job state'),

@@ -71,8 +71,9 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
 }
 
 function readIdempotencyKey(ctx: Context): string | null {
+  // Absent is no key; present but empty is a malformed one, not "no key".
+  if (ctx.headers['idempotency-key'] === undefined) return null;
   const value = ctx.get('idempotency-key');
-  if (!value) return null;
   if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
     throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { field: 'Idempotency-Key' });
   }
@@ -84,8 +85,8 @@ function readWaitSeconds(ctx: Context): number {
   const raw = ctx.query.wait;
   if (raw === undefined) return 0;
   const seconds = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(seconds) || seconds < 0) {
-    throw new AppError('invalid_request', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}.`, { field: 'wait' });
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
+    throw new AppError('invalid_request', `wait must be a whole number of seconds; at most ${MAX_WAIT_SECONDS} are waited.`, { field: 'wait' });
   }
   return Math.min(seconds, MAX_WAIT_SECONDS);
 }

@@ -234,8 +234,29 @@ describe('header injection through hints', () => {
     expect(await ledger()).toEqual(before);
   });
 
-  it('an Idempotency-Key outside visible ASCII is refused', async () => {
-    const reply = await post('{"email":"idem@nowhere-corp.com"}', { 'idempotency-key': 'a b' });
-    expect(reply.body).toMatchObject({ error: 'invalid_request', field: 'Idempotency-Key' });
+  it.each([['a space', 'a b'], ['empty', ''], ['256 characters', 'k'.repeat(256)]])('an Idempotency-Key with %s is refused', async (_case, value) => {
+    const before = await ledger();
+    const reply = await post('{"email":"idem@nowhere-corp.com"}', { 'idempotency-key': value });
+    expect([reply.status, reply.body.error, reply.body.field]).toEqual([400, 'invalid_request', 'Idempotency-Key']);
+    expect(await ledger()).toEqual(before);
+  });
+});
+
+describe('?wait on the status endpoint', () => {
+  it.each(['', '-1', '1.5', '1e1', ' 5', '0x10', 'abc'])('wait=%j is 400 invalid_request naming wait', async (value) => {
+    const reply = await rawRequest(stack.apiUrl, {
+      method: 'GET',
+      path: `/research-status/res_x?wait=${encodeURIComponent(value)}`,
+      headers: { authorization: `Bearer ${customer.key}` },
+    });
+    expect([reply.status, reply.body.error, reply.body.field]).toEqual([400, 'invalid_request', 'wait']);
+  });
+
+  it('wait given twice is refused; a huge wait counts as 25 and an unknown id still answers 404 at once', async () => {
+    const get = (query: string) => rawRequest(stack.apiUrl, { method: 'GET', path: `/research-status/res_x?${query}`, headers: { authorization: `Bearer ${customer.key}` } });
+    expect((await get('wait=1&wait=2')).body).toMatchObject({ error: 'invalid_request', field: 'wait' });
+    const started = Date.now();
+    expect((await get('wait=99999999999999999999')).status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
