@@ -12,6 +12,8 @@ export interface LocalServicesOptions {
   ports: { postgres: number; temporal: number; temporalUi: number | null; providerWorld: number; modelSandbox: number };
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  /** SQLite pragmas for the Temporal dev server's state file (throwaway stacks, e.g. `synchronous=off`). */
+  temporalSqlitePragmas?: string[];
 }
 
 export interface LocalServices {
@@ -70,6 +72,7 @@ export async function startLocalServices(options: LocalServicesOptions): Promise
         port: ports.temporal,
         uiPort: ports.temporalUi,
         dbFile: join(dataDir, 'temporal.db'),
+        sqlitePragmas: options.temporalSqlitePragmas,
         logFile: join(logDir, 'temporal.log'),
       });
       processes.push(temporal.process);
