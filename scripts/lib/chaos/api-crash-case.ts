@@ -4,7 +4,9 @@ import { describeReplies, IN_FLIGHT_LATENCY, settle, type CaseContext, type Chao
 import { query } from './invariants.ts';
 import { mapLimited, submit, waitForJobs, type SandboxPerson, type Submitted } from './research-client.ts';
 
-const MAX_ROUNDS = 3;
+const MAX_ROUNDS = 2;
+/** From this round on, Temporal is frozen during the burst, so the kill surely falls in the window. */
+const FROZEN_ROUND = 2;
 
 interface BurstRequest {
   person: SandboxPerson;
@@ -16,8 +18,10 @@ interface BurstRequest {
  * DECISIONS.md: a job whose workflow could not be started is refunded. A POST
  * takes the credit and records the job in one transaction, then starts the
  * workflow; an API killed in between leaves a job no workflow will ever end,
- * which the sweeper must fail and refund. The burst is repeated (up to three
- * rounds) until the kill catches at least one request in that window.
+ * which the sweeper must fail and refund. The burst is repeated until the kill
+ * catches at least one request in that window: first as is, then with Temporal
+ * frozen (SIGSTOP) for the burst, as in a long pause, so that every recorded
+ * request waits on its workflow start when the API dies.
  */
 export const apiKilledCase: ChaosCase = {
   id: 6,
@@ -32,14 +36,20 @@ export const apiKilledCase: ChaosCase = {
     for (let round = 0; round < MAX_ROUNDS && orphans.length === 0; round += 1) {
       const burst = context.people.slice(round * burstSize, (round + 1) * burstSize).map((person) => ({ person, idempotencyKey: `chaos-${randomUUID()}`, reply: null as Submitted | null }));
       const before = await recordedJobs(context);
+      const isFrozen = round + 1 >= FROZEN_ROUND;
+      if (isFrozen) stack.temporalServer.freeze();
       const sending = mapLimited(burst, burst.length, async (request) => {
         request.reply = await submit(stack.apiUrl, customer.key, request.person.email, request.idempotencyKey);
       });
-      await waitForJobs(stack.sql, customer.accountId, (c) => total(c) >= before.size + burst.length / 3, 30_000);
-      await stack.api.kill('SIGKILL');
+      try {
+        await waitForJobs(stack.sql, customer.accountId, (c) => total(c) >= before.size + burst.length / 3, 30_000);
+        await stack.api.kill('SIGKILL');
+      } finally {
+        if (isFrozen) stack.temporalServer.thaw();
+      }
       await sending;
       requests.push(...burst);
-      context.log(`round ${round + 1}: ${burst.length} concurrent POSTs, API SIGKILLed mid-burst; replies: ${describeReplies(burst.map((request) => request.reply!))}`);
+      context.log(`round ${round + 1}: ${burst.length} concurrent POSTs${isFrozen ? ' with Temporal frozen' : ''}, API SIGKILLed mid-burst; replies: ${describeReplies(burst.map((request) => request.reply!))}`);
       await stack.api.start();
       const recorded = await recordedJobs(context);
       orphans = await withoutWorkflow(context, [...recorded.keys()].filter((id) => !before.has(id)));

@@ -42,7 +42,8 @@ export interface ChaosStack {
   sql: pg.Pool;
   temporal: Client;
   postgres: Restartable;
-  temporalServer: Restartable;
+  /** `freeze()` stops the process (SIGSTOP) without killing it: Temporal hangs, as under a long pause; `thaw()` resumes it. */
+  temporalServer: Restartable & { freeze(): void; thaw(): void };
   worker: Restartable;
   api: Restartable;
   /** App processes that died without being told to, since the last call (the stack restarted them). */
@@ -124,8 +125,10 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     };
     log(`Starting the Temporal dev server on ${ports.temporal} (state in temporal.db)…`);
     await startTemporal();
-    const temporalServer: Restartable = {
+    const temporalServer: ChaosStack['temporalServer'] = {
       name: 'temporal',
+      freeze: () => temporalProcess?.child.kill('SIGSTOP'),
+      thaw: () => temporalProcess?.child.kill('SIGCONT'),
       isRunning: () => isAlive(temporalProcess),
       kill: async (signal = 'SIGKILL') => killAndWait(temporalProcess, signal),
       stop: async () => temporalProcess?.stop(15_000),
