@@ -1,7 +1,8 @@
 // `npm run fuzz`: schemathesis (PyPI) against GET /openapi.json of a running
 // API with a valid key, for at least --min-requests generated requests. Passes
-// when no reply is a 5xx and every reply matches the documented schema, status
-// code and content type. The last line of output holds the counts.
+// when no reply is a 5xx, every reply matches the documented schema, status
+// code and content type, and invalid requests are refused (schemathesis' other
+// checks, see EXCLUDED_CHECKS). The last line of output holds the counts.
 //
 //   npm run fuzz                                   starts a throwaway stack (sandboxes, free ports)
 //   npm run fuzz -- --url http://host:3000 --key svc_live_…   fuzzes a running API
@@ -18,7 +19,10 @@ import { summariseReport, type FuzzSummary } from './lib/schemathesis-report.ts'
 const SCHEMATHESIS_VERSION = '4.32.5';
 const VENV = join(ROOT, '.tools', 'venv');
 const MAX_RUNS = 4;
-const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'response_headers_conformance'];
+// Every check but positive_data_acceptance: a schema cannot state the whole
+// address check (registrable domain, no quoted local parts), so some addresses
+// it generates as valid are rightly answered 400 invalid_email_format.
+const EXCLUDED_CHECKS = ['positive_data_acceptance'];
 
 const log = (line: string) => process.stderr.write(`[fuzz] ${line}\n`);
 const { values } = parseArgs({
@@ -50,7 +54,8 @@ function runSchemathesis(bin: string, apiUrl: string, key: string, reportPath: s
     'run', `${apiUrl}/openapi.json`,
     '--url', apiUrl,
     '--header', `Authorization: Bearer ${key}`,
-    '--checks', CHECKS.join(','),
+    '--checks', 'all',
+    '--exclude-checks', EXCLUDED_CHECKS.join(','),
     '--phases', 'examples,coverage,fuzzing,stateful',
     '--max-examples', values.examples!,
     '--seed', String(seed),
