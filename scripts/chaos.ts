@@ -78,7 +78,7 @@ const stack = await startChaosStack({
 print(`[stack] ready in ${((Date.now() - runStarted) / 1000).toFixed(1)} s; logs in ${stack.workDir}/logs`);
 
 const results: CaseResult[] = [];
-let exitCode = 1;
+let failedCount: number | null = null;
 try {
   const needs = selected.map((c) => c.peopleNeeded(settings));
   const people = await samplePeople(stack.providerUrl, needs.reduce((sum, need) => sum + need, 0));
@@ -89,13 +89,15 @@ try {
     offset += needs[index];
     results.push(await runCase(chaosCase, stack, customers[index], share, settings, print));
   }
-  exitCode = report(results);
+  failedCount = report(results);
 } finally {
   // A failed run keeps its data and logs for the post-mortem.
-  await stack.stop(values.keep || exitCode !== 0);
+  await stack.stop(values.keep || failedCount !== 0);
 }
-process.exit(exitCode);
+print(`\nchaos: ${results.length - failedCount!} passed, ${failedCount} failed (${((Date.now() - runStarted) / 1000).toFixed(0)} s)`);
+process.exit(failedCount === 0 ? 0 : 1);
 
+/** Prints the table, the notes and every broken promise; returns how many cases failed. */
 function report(rows: CaseResult[]): number {
   const failed = rows.filter((row) => row.problems.length > 0);
   print('\n case | jobs | completed | failed | refunds | time    | verdict');
@@ -112,6 +114,5 @@ function report(rows: CaseResult[]): number {
     print(`\nCASE ${row.id} FAILED: ${row.title}`);
     for (const problem of row.problems) print(`  ✗ ${problem}`);
   }
-  print(`\nchaos: ${rows.length - failed.length} passed, ${failed.length} failed (${((Date.now() - runStarted) / 1000).toFixed(0)} s)`);
-  return failed.length === 0 ? 0 : 1;
+  return failed.length;
 }
