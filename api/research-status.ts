@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.ts';
 import type { StatusReply } from '../domain/research-reply.ts';
 import { failJob } from '../services/research-jobs.ts';
 import { medianCompletionSeconds, remainingSeconds } from '../services/estimates.ts';
-import { isWorkflowRunning, queryProgress } from '../lib/research-workflow-client.ts';
+import { cancelResearchWorkflow, queryProgress } from '../lib/research-workflow-client.ts';
 import type { ApiDeps } from './deps.ts';
 
 /** What a job id can look like at all: visible ASCII and no longer than its column. */
@@ -29,11 +29,10 @@ export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId
   const now = deps.clock();
   if (now.getTime() - job.submittedAt.getTime() > deps.config.researchDeadlineMs + deps.config.researchBackstopGraceMs) {
     // The workflow enforces the deadline itself; a job still running here lost
-    // its workflow (terminated, or never started because the API died).
-    if (!(await isWorkflowRunning(deps.temporal, job.id))) {
-      await failJob(em.fork(), job.id, 'timeout', now);
-      return { research_id: job.id, status: 'failed', error: 'timeout' };
-    }
+    // its workflow or waits in a backlog: spec §3 says it has failed. (If it
+    // ended meanwhile, failJob changes nothing and the re-read shows how.)
+    if (await failJob(em.fork(), job.id, 'timeout', now)) await cancelResearchWorkflow(deps.temporal, job.id);
+    return researchStatus(deps, em.fork(), accountId, researchId);
   }
   const [progress, median] = await Promise.all([queryProgress(deps.temporal, job.id), medianCompletionSeconds(em, accountId)]);
   return {

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import {
   PROGRESS_QUERY,
@@ -42,13 +42,11 @@ export async function queryProgress(client: Client, researchId: string): Promise
   }
 }
 
-/** True while Temporal still runs the job's workflow. */
-export async function isWorkflowRunning(client: Client, researchId: string): Promise<boolean> {
+/** Best effort: asks a still-running workflow to stop (it may be gone already). */
+export async function cancelResearchWorkflow(client: Client, researchId: string): Promise<void> {
   try {
-    const description = await client.workflow.getHandle(researchId).describe();
-    return description.status.name === 'RUNNING';
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
+    await client.connection.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, () => client.workflow.getHandle(researchId).cancel());
+  } catch {
+    // Not found, already closed or unreachable: the job row is what callers see.
   }
 }

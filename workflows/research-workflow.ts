@@ -26,6 +26,12 @@ const local = proxyLocalActivities<Activities>(dbLocal);
  */
 const LOCAL_START_PATCH = 'start-research-local-activity';
 
+/**
+ * A job first picked up after its deadline (worker outage, backlog) used to run
+ * with no deadline at all: `withTimeout(0)` arms no timer. Gated for replay.
+ */
+const LATE_PICKUP_PATCH = 'fail-jobs-picked-up-after-their-deadline';
+
 export const progressQuery = defineQuery<ResearchProgress>(PROGRESS_QUERY);
 
 /**
@@ -38,8 +44,14 @@ export async function researchWorkflow(input: ResearchWorkflowInput): Promise<'c
   setHandler(progressQuery, () => progress);
   const deadlineAtMs = input.submittedAtMs + input.deadlineMs;
 
+  const remainingMs = deadlineAtMs - Date.now();
+  if (remainingMs <= 0 && patched(LATE_PICKUP_PATCH)) {
+    log.warn('research job picked up after its deadline', { researchId: input.researchId });
+    await jobs.failResearch(input.researchId, 'timeout');
+    return 'failed';
+  }
   try {
-    await CancellationScope.withTimeout(Math.max(0, deadlineAtMs - Date.now()), () => runPipeline(input, progress));
+    await CancellationScope.withTimeout(Math.max(0, remainingMs), () => runPipeline(input, progress));
     return 'completed';
   } catch (error) {
     const failure = isCancellation(error) && Date.now() >= deadlineAtMs ? 'timeout' : 'internal_error';

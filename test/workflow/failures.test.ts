@@ -78,3 +78,25 @@ describe('a workflow that cannot be started', () => {
     expect(job).toEqual({ status: 'failed', error: 'internal_error' });
   });
 });
+
+describe('a job first picked up after its deadline (worker outage)', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    // A long backstop grace: the workflow itself must end the job, not a status read.
+    stack = await startTestStack({ withWorker: false, deadlineMs: 1_500, backstopGraceMs: 600_000 });
+  });
+  afterAll(() => stack?.stop());
+
+  it('fails at once with timeout and a refund instead of running without a deadline', async () => {
+    const { accountId, key } = await stack.createCustomer('growth');
+    const email = stack.providerWorld.world.samplePeople({ knownTo: 'both' }, 1)[0].email;
+    const accepted = await stack.api.research(key, { email });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await stack.startWorker();
+    expect(await stack.temporal.workflow.getHandle(accepted.body.research_id).result()).toBe('failed');
+    const status = await stack.api.status(key, accepted.body.research_id);
+    expect(status.body).toEqual({ research_id: accepted.body.research_id, status: 'failed', error: 'timeout' });
+    expect(await creditState(stack, accountId)).toEqual({ used: 0, kinds: ['consume', 'refund'] });
+    expect(stack.providerWorld.calls()).toBe(0);
+  });
+});
