@@ -15,8 +15,8 @@ export function errorMiddleware(logger: Logger): Middleware {
       // The router answers 501 to methods it does not know (TRACE, QUERY, …); a 5xx
       // would tell clients to retry (spec §7.4), so every unsupported method is 405.
       if (ctx.status === 405 || ctx.status === 501) {
-        ctx.status = 405;
-        ctx.body = { error: 'method_not_allowed', message: `${ctx.method} is not supported here.` };
+        const allow = ctx.response.get('allow');
+        throw new AppError('method_not_allowed', `${ctx.method} is not supported here${allow ? `; use ${allow}` : ''}.`);
       }
     } catch (error) {
       if (error instanceof AppError) {

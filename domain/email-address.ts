@@ -16,7 +16,8 @@ const EMAIL_OPTIONS = {
 } as const;
 
 export function isValidEmail(normalised: string): boolean {
-  if (normalised.length > 254 || normalised.includes('"')) return false;
+  // Lone surrogates are not text at all (and make the validator throw).
+  if (!normalised.isWellFormed() || normalised.length > 254 || normalised.includes('"')) return false;
   return validator.isEmail(normalised, EMAIL_OPTIONS);
 }
 

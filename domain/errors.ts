@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   invalid_email_format: 400,
   invalid_request: 400,
   not_found: 404,
+  method_not_allowed: 405,
   idempotency_key_reused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
