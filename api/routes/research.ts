@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Context } from 'koa';
 import { AppError } from '../../domain/errors.ts';
 import { authenticate } from '../auth.ts';
@@ -35,19 +36,24 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');
     }
     const { job } = submission;
+    const workflowInput = { researchId: job.id, submittedAtMs: job.submittedAt.getTime(), deadlineMs: deps.config.researchDeadlineMs };
+    const startWorkflow = () => startResearchWorkflow(deps.temporal, deps.config.temporal.taskQueue, workflowInput, apiKey.account.id);
     if (submission.outcome === 'accepted') {
       try {
-        await startResearchWorkflow(
-          deps.temporal,
-          deps.config.temporal.taskQueue,
-          { researchId: job.id, submittedAtMs: now.getTime(), deadlineMs: deps.config.researchDeadlineMs },
-          apiKey.account.id,
-        );
+        await startWorkflow();
       } catch (error) {
         deps.logger.error({ err: error, researchId: job.id }, 'research workflow could not be started; refunding');
         await failJob(em.fork(), job.id, 'internal_error', deps.clock());
         throw error;
       }
+    } else if (job.status === 'queued') {
+      // A retry of a request cut off between taking the credit and starting the
+      // workflow (the API died): start it now rather than let the job time out.
+      await startWorkflow().catch((error: unknown) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+          deps.logger.warn({ err: error, researchId: job.id }, 'could not start the workflow of a replayed job; the sweeper will end it');
+        }
+      });
     }
     ctx.status = 202;
     ctx.body = {

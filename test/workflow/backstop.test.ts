@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStaleJobActivities } from '../../activities/stale-jobs.ts';
 import { ApiKey } from '../../db/entities/index.ts';
@@ -63,4 +64,20 @@ it('the sweeper fails and refunds a job whose workflow never started (the API di
   const [account] = await connection.execute('select credits_used from account where id = ?', [accountId]);
   expect(job).toEqual({ status: 'failed', error: 'timeout' });
   expect(account.credits_used).toBe(0);
+});
+
+it('a retry with the same Idempotency-Key starts the workflow a crashed request never started', async () => {
+  const { keyId, key } = await stack.createCustomer('growth');
+  const em = stack.orm.em.fork();
+  const apiKey = await em.findOneOrFail(ApiKey, keyId, { populate: ['account', 'product'] });
+  // The state an API killed after its transaction leaves behind: job and credit, no workflow.
+  const request = { email: 'retry@nowhere-corp.com' };
+  const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey: 'crash-retry', requestHash }, new Date());
+  if (submission.outcome !== 'accepted') throw new Error(submission.outcome);
+
+  const retry = await stack.api.research(key, request, { 'idempotency-key': 'crash-retry' });
+  expect(retry.body.research_id).toBe(submission.job.id);
+  const description = await stack.temporal.workflow.getHandle(submission.job.id).describe();
+  expect(description.status.name).toBe('RUNNING');
 });
