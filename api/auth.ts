@@ -1,14 +1,13 @@
 import type { Context } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { IApiKey } from '../db/entities/api-key.ts';
 import { AppError } from '../domain/errors.ts';
-import { findActiveKey } from '../services/api-keys.ts';
+import { findActiveKey, type AuthenticatedKey } from '../services/api-keys.ts';
 
 /**
  * Checks 1–3 of DECISIONS.md, in order: no header → `missing_api_key`; no token
  * after `Bearer` → `missing_key_id`; unknown, malformed or revoked → `invalid_key`.
  */
-export async function authenticate(ctx: Context, em: EntityManager): Promise<IApiKey> {
+export async function authenticate(ctx: Context, em: EntityManager): Promise<AuthenticatedKey> {
   const header = ctx.get('authorization');
   if (!header) throw new AppError('missing_api_key', 'Send the header Authorization: Bearer <API_KEY>.');
   const match = /^Bearer(?:\s+(\S*))?\s*$/i.exec(header.trim());

@@ -36,14 +36,14 @@ export function remainingSeconds(medianSeconds: number, submittedAt: Date, now: 
  */
 export async function estimateForNewJob(
   em: EntityManager,
-  apiKey: { account: { id: number }; product?: { id: number } | null },
+  apiKey: { accountId: number; productId: number | null },
   email: string,
   now: Date,
 ): Promise<number> {
   const rows: unknown[] = await em.getConnection().execute(
     `select 1 from prospect where account_id = ? and product_id = ? and email = ?
         and fetched_at > ? and insights is not null limit 1`,
-    [apiKey.account.id, apiKey.product?.id ?? null, email, freshSince(PROSPECT_TTL_DAYS, now)],
+    [apiKey.accountId, apiKey.productId, email, freshSince(PROSPECT_TTL_DAYS, now)],
   );
-  return rows.length > 0 ? CACHE_HIT_ESTIMATE_SECONDS : medianCompletionSeconds(em, apiKey.account.id);
+  return rows.length > 0 ? CACHE_HIT_ESTIMATE_SECONDS : medianCompletionSeconds(em, apiKey.accountId);
 }

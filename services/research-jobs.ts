@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ResearchJob } from '../db/entities/index.ts';
-import type { IApiKey } from '../db/entities/api-key.ts';
+import { ApiKey, ProductContextRow, ResearchJob } from '../db/entities/index.ts';
+import type { AuthenticatedKey } from './api-keys.ts';
 import type { IResearchJob } from '../db/entities/research-job.ts';
 import type { ResearchRequest } from '../domain/research-request.ts';
 import type { StoredResearchReply } from '../domain/research-reply.ts';
@@ -24,11 +24,11 @@ export type Submission =
  */
 export async function submitResearchJob(
   em: EntityManager,
-  input: { apiKey: IApiKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string },
+  input: { apiKey: AuthenticatedKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string },
   now: Date,
 ): Promise<Submission> {
   return em.transactional(async (tx) => {
-    const account = await lockAccount(tx, input.apiKey.account.id, now);
+    const account = await lockAccount(tx, input.apiKey.accountId, now);
     if (input.idempotencyKey) {
       const earlier = await tx.findOne(ResearchJob, { account, idempotencyKey: input.idempotencyKey });
       if (earlier && now.getTime() - earlier.submittedAt.getTime() < IDEMPOTENCY_WINDOW_MS) {
@@ -45,8 +45,8 @@ export async function submitResearchJob(
     const job = tx.create(ResearchJob, {
       id: researchId,
       account,
-      product: input.apiKey.product,
-      apiKey: input.apiKey,
+      product: input.apiKey.productId === null ? null : tx.getReference(ProductContextRow, input.apiKey.productId),
+      apiKey: tx.getReference(ApiKey, input.apiKey.keyId),
       email: input.request.email,
       request: input.request,
       status: 'queued',
@@ -54,7 +54,7 @@ export async function submitResearchJob(
       submittedAt: now,
       startedAt: null,
       completedAt: null,
-      reply: null,
+      completedReply: null,
       idempotencyKey: input.idempotencyKey,
       requestHash: input.requestHash,
       modelUsage: null,
@@ -70,7 +70,11 @@ export async function markProcessing(em: EntityManager, researchId: string, now:
   await em.nativeUpdate(ResearchJob, { id: researchId, status: 'queued' }, { status: 'processing', startedAt: now });
 }
 
-/** Freezes the reply; false when the job had already ended (e.g. failed by the deadline). */
+/**
+ * Freezes the completed reply as the exact JSON text the status endpoint sends
+ * (it never changes again, so reads serve it without parsing); false when the
+ * job had already ended (e.g. failed by the deadline).
+ */
 export async function completeJob(
   em: EntityManager,
   researchId: string,
@@ -81,9 +85,20 @@ export async function completeJob(
   const updated = await em.nativeUpdate(
     ResearchJob,
     { id: researchId, status: { $in: [...RUNNING] } },
-    { status: 'completed', completedAt: now, reply, modelUsage },
+    { status: 'completed', completedAt: now, completedReply: completedReplyJson(researchId, reply, now), modelUsage },
   );
   return updated > 0;
+}
+
+export function completedReplyJson(researchId: string, reply: StoredResearchReply, completedAt: Date): string {
+  const hasMeta = reply.meta && Object.keys(reply.meta).length > 0;
+  return JSON.stringify({
+    research_id: researchId,
+    status: 'completed',
+    completed_at: completedAt.toISOString(),
+    data: reply.data,
+    ...(hasMeta ? { _meta: reply.meta } : {}),
+  });
 }
 
 /**

@@ -21,7 +21,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
   router.post('/research', async (ctx) => {
     const { em } = ctx.state;
     const apiKey = await authenticate(ctx, em);
-    if (!apiKey.product) throw new AppError('api_key_has_no_product', 'This key has no product context; create a new key with one.');
+    if (apiKey.productId === null) throw new AppError('api_key_has_no_product', 'This key has no product context; create a new key with one.');
     const request = parseResearchRequest(await readJsonBody(ctx));
     const idempotencyKey = readIdempotencyKey(ctx);
 
@@ -37,7 +37,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     }
     const { job } = submission;
     const workflowInput = { researchId: job.id, submittedAtMs: job.submittedAt.getTime(), deadlineMs: deps.config.researchDeadlineMs };
-    const startWorkflow = () => startResearchWorkflow(deps.temporal, deps.config.temporal.taskQueue, workflowInput, apiKey.account.id);
+    const startWorkflow = () => startResearchWorkflow(deps.temporal, deps.config.temporal.taskQueue, workflowInput, apiKey.accountId);
     if (submission.outcome === 'accepted') {
       try {
         await startWorkflow();
@@ -68,9 +68,11 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     const apiKey = await authenticate(ctx, em);
     const waitSeconds = readWaitSeconds(ctx);
     const researchId = ctx.params.researchId;
+    // The body is JSON text already (a completed reply is stored that way).
+    ctx.type = 'application/json';
     ctx.body = waitSeconds > 0
-      ? await waitForStatus(deps, em, apiKey.account.id, researchId, waitSeconds)
-      : await researchStatus(deps, em, apiKey.account.id, researchId);
+      ? await waitForStatus(deps, em, apiKey.accountId, researchId, waitSeconds)
+      : await researchStatus(deps, em, apiKey.accountId, researchId);
   });
 
   return router;

@@ -3,7 +3,6 @@ import { Account } from './account.ts';
 import { ProductContextRow } from './product-context.ts';
 import { ApiKey } from './api-key.ts';
 import type { ResearchRequest } from '../../domain/research-request.ts';
-import type { StoredResearchReply } from '../../domain/research-reply.ts';
 
 export const RESEARCH_JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type ResearchJobStatus = (typeof RESEARCH_JOB_STATUSES)[number];
@@ -23,8 +22,8 @@ export const ResearchJob = defineEntity({
     submittedAt: p.datetime(),
     startedAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
-    /** `data` and `_meta` of the completed reply, frozen when the job completes. */
-    reply: p.json<StoredResearchReply>().nullable(),
+    /** The completed status reply, frozen as the exact JSON text that is sent. */
+    completedReply: p.text().nullable(),
     /** Extension: `Idempotency-Key` header and a hash of the body it came with. */
     idempotencyKey: p.string().nullable(),
     requestHash: p.string().nullable(),

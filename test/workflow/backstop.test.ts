@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStaleJobActivities } from '../../activities/stale-jobs.ts';
-import { ApiKey } from '../../db/entities/index.ts';
+import { findActiveKey } from '../../services/api-keys.ts';
 import { submitResearchJob } from '../../services/research-jobs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -40,9 +40,9 @@ it('a job whose workflow vanished is reported failed/timeout after its deadline,
 });
 
 it('the sweeper fails and refunds a job whose workflow never started (the API died after taking the credit)', async () => {
-  const { accountId, keyId } = await stack.createCustomer('growth');
+  const { accountId, key } = await stack.createCustomer('growth');
   const em = stack.orm.em.fork();
-  const apiKey = await em.findOneOrFail(ApiKey, keyId, { populate: ['account', 'product'] });
+  const apiKey = (await findActiveKey(em, key))!;
   const submission = await submitResearchJob(em, { apiKey, request: { email: 'orphan@nowhere-corp.com' }, idempotencyKey: null, requestHash: 'h' }, new Date());
   if (submission.outcome !== 'accepted') throw new Error(submission.outcome);
   const sweeper = createStaleJobActivities({
@@ -67,9 +67,9 @@ it('the sweeper fails and refunds a job whose workflow never started (the API di
 });
 
 it('a retry with the same Idempotency-Key starts the workflow a crashed request never started', async () => {
-  const { keyId, key } = await stack.createCustomer('growth');
+  const { key } = await stack.createCustomer('growth');
   const em = stack.orm.em.fork();
-  const apiKey = await em.findOneOrFail(ApiKey, keyId, { populate: ['account', 'product'] });
+  const apiKey = (await findActiveKey(em, key))!;
   // The state an API killed after its transaction leaves behind: job and credit, no workflow.
   const request = { email: 'retry@nowhere-corp.com' };
   const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
