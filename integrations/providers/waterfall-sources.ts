@@ -7,7 +7,7 @@ import { createNewsClient, NEWS_APIS } from './news-client.ts';
 import { createPdlClient, PDL_APIS } from './pdl-client.ts';
 import { createSocialPostsClient, SOCIAL_APIS } from './social-posts-client.ts';
 import { detectTechnologies } from './technologies.ts';
-import { PageFetchError } from './fetch-public-page.ts';
+import { PageFetchFailed, PageFetchRefused } from '../web/page-fetch-errors.ts';
 import { fillNullFields, hasNoNullFields, runWaterfall, type WaterfallStep } from './waterfall.ts';
 
 export interface SourcesDeps {
@@ -119,7 +119,7 @@ export function createEnrichmentSources(config: ProviderConfig, logger: Provider
         const names = await detectTechnologies(website, { timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
         return { value: names, apisCalled: [TECHNOLOGY_API], source };
       } catch (error) {
-        if (!(error instanceof PageFetchError)) throw error;
+        if (!(error instanceof PageFetchRefused || error instanceof PageFetchFailed)) throw error;
         // A site that cannot be read is a missing part, not a provider outage.
         logger.warn({ reason: error.reason, message: error.message }, 'technology detection skipped');
         return { value: null, apisCalled: [TECHNOLOGY_API], source: null };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAiClient } from '../../integrations/ai/ai-client.ts';
 import { createAiConfig } from '../../integrations/ai/ai-config.ts';
-import { createPageFetcher } from '../../integrations/ai/guarded-fetch.ts';
-import { isPrivateAddress } from '../../integrations/ai/private-address.ts';
+import { createPageFetcher } from '../../integrations/web/page-fetcher.ts';
+import { isPrivateAddress } from '../../integrations/web/private-address.ts';
 import { extractProductContext } from '../../integrations/ai/product-context.ts';
 import { startModelSandbox, type ModelSandbox } from '../../sandbox/model/model-sandbox.ts';
 import { silentLogger } from './ai-fixtures.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPublicPage, PageFetchError } from '../../integrations/providers/fetch-public-page.ts';
-import { isPublicAddress } from '../../integrations/providers/public-address.ts';
+import { createPageFetcher } from '../../integrations/web/page-fetcher.ts';
+import { PageFetchFailed, PageFetchRefused } from '../../integrations/web/page-fetch-errors.ts';
+import { isPrivateAddress } from '../../integrations/web/private-address.ts';
 import { detectTechnologies } from '../../integrations/providers/technologies.ts';
 import { createEnrichmentSources } from '../../integrations/providers/waterfall-sources.ts';
 import { sitePage } from '../../sandbox/provider-world/site-pages.ts';
@@ -13,10 +14,14 @@ afterAll(async () => { await world.close(); });
 
 const allowed = { timeoutMs: 3_000, allowPrivateNetworks: true };
 
-async function refusal(promise: Promise<unknown>): Promise<PageFetchError> {
+// The same guarded fetcher serves product pages; technology detection reads any content type and cuts oversized pages.
+const fetchPublicPage = (url: string, options: { timeoutMs: number; allowPrivateNetworks?: boolean; maxBytes?: number }) =>
+  createPageFetcher({ ...options, oversize: 'truncate', requireHtml: false })(url);
+
+async function refusal(promise: Promise<unknown>): Promise<PageFetchRefused | PageFetchFailed> {
   const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(PageFetchError);
-  return error as PageFetchError;
+  expect(error instanceof PageFetchRefused || error instanceof PageFetchFailed).toBe(true);
+  return error as PageFetchRefused | PageFetchFailed;
 }
 
 describe('technology detection', () => {
@@ -40,11 +45,11 @@ describe('technology detection', () => {
   it('refuses loopback, private and link-local targets unless allowed', async () => {
     const strict = { timeoutMs: 2_000 };
     const site = `/sites/${world.world.companies[0].domain}/`;
-    expect((await refusal(fetchPublicPage(`${world.url}${site}`, strict))).reason).toBe('blocked_address');
-    expect((await refusal(fetchPublicPage(`http://localhost:${world.port}${site}`, strict))).reason).toBe('blocked_address');
-    expect((await refusal(fetchPublicPage(`http://[::1]:${world.port}/`, strict))).reason).toBe('blocked_address');
-    expect((await refusal(fetchPublicPage('http://169.254.169.254/latest/meta-data/', strict))).reason).toBe('blocked_address');
-    expect((await refusal(fetchPublicPage('file:///etc/passwd', strict))).reason).toBe('invalid_url');
+    expect((await refusal(fetchPublicPage(`${world.url}${site}`, strict))).reason).toBe('private_address');
+    expect((await refusal(fetchPublicPage(`http://localhost:${world.port}${site}`, strict))).reason).toBe('private_address');
+    expect((await refusal(fetchPublicPage(`http://[::1]:${world.port}/`, strict))).reason).toBe('private_address');
+    expect((await refusal(fetchPublicPage('http://169.254.169.254/latest/meta-data/', strict))).reason).toBe('private_address');
+    expect((await refusal(fetchPublicPage('file:///etc/passwd', strict))).reason).toBe('unsupported_scheme');
     const sources = createEnrichmentSources(directConfig(world), recordingLogger());
     expect((await sources.detectTechnologies(`${world.url}${site}`)).value).toBeNull();
   });
@@ -57,14 +62,14 @@ describe('technology detection', () => {
 
   it('stops reading an endless page at the size cap and still fingerprints its head', async () => {
     const page = await fetchPublicPage(`${world.url}/sites/_test/huge`, { ...allowed, maxBytes: 256 * 1024 });
-    expect(Buffer.byteLength(page.html)).toBeLessThanOrEqual(256 * 1024);
+    expect(Buffer.byteLength(page.body)).toBeLessThanOrEqual(256 * 1024);
     expect(await detectTechnologies(`${world.url}/sites/_test/huge`, allowed)).toEqual(expect.arrayContaining(['Nginx', 'WordPress']));
   });
 
   it('tells public from non-public addresses', () => {
     for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) {
-      expect(isPublicAddress(address), address).toBe(false);
+      expect(isPrivateAddress(address), address).toBe(true);
     }
-    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111']) expect(isPublicAddress(address), address).toBe(true);
+    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111']) expect(isPrivateAddress(address), address).toBe(false);
   });
 });

@@ -12,6 +12,9 @@ export interface FetchedPage {
   url: string;
   status: number;
   contentType: string;
+  /** Response headers, lower-case names; `set-cookie` is in `setCookies`. */
+  headers: Record<string, string>;
+  setCookies: string[];
   body: string;
 }
 
@@ -23,9 +26,16 @@ export interface PageFetchOptions {
   maxRedirects?: number;
   /** Only for local development and tests, where the sandbox pages live on loopback. */
   allowPrivateNetworks?: boolean;
+  /**
+   * A body over `maxBytes`: `refuse` it (a product page that big is not one), or
+   * `truncate` it (technology fingerprints sit in a page's head).
+   */
+  oversize?: 'refuse' | 'truncate';
+  /** Refuse responses that are not HTML (default true). */
+  requireHtml?: boolean;
 }
 
-export const PAGE_FETCH_DEFAULTS = { timeoutMs: 10_000, maxBytes: 1024 * 1024, maxRedirects: 3 };
+export const PAGE_FETCH_DEFAULTS = { timeoutMs: 10_000, maxBytes: 1024 * 1024, maxRedirects: 3, oversize: 'refuse', requireHtml: true } as const;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
@@ -36,7 +46,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * deadline for the whole fetch.
  */
 export function createPageFetcher(options: PageFetchOptions = {}): FetchPage {
-  const { timeoutMs, maxBytes, maxRedirects } = { ...PAGE_FETCH_DEFAULTS, ...options };
+  const settings = { ...PAGE_FETCH_DEFAULTS, ...options };
+  const { timeoutMs, maxRedirects } = settings;
   const isAllowed = (address: string) => options.allowPrivateNetworks === true || !isPrivateAddress(address);
 
   return async function fetchPage(url: string): Promise<FetchedPage> {
@@ -53,7 +64,7 @@ export function createPageFetcher(options: PageFetchOptions = {}): FetchPage {
         current = parseUrl(new URL(location, current).href);
         continue;
       }
-      return readPage(current.href, response, maxBytes, deadline);
+      return readPage(current.href, response, settings, deadline);
     }
   };
 }
@@ -90,7 +101,7 @@ function get(url: URL, isAllowed: (address: string) => boolean, signal: AbortSig
       method: 'GET',
       lookup,
       signal,
-      headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'prospect-enrichment-product-reader/1.0' },
+      headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'Mozilla/5.0 (compatible; ProspectEnrichment/1.0)' },
     });
     req.on('response', resolve);
     req.on('error', (error) => reject(toFetchError(error, signal, url)));
@@ -98,18 +109,23 @@ function get(url: URL, isAllowed: (address: string) => boolean, signal: AbortSig
   });
 }
 
-async function readPage(url: string, response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<FetchedPage> {
+async function readPage(
+  url: string,
+  response: IncomingMessage,
+  { maxBytes, oversize, requireHtml }: Pick<Required<PageFetchOptions>, 'maxBytes' | 'oversize' | 'requireHtml'>,
+  signal: AbortSignal,
+): Promise<FetchedPage> {
   const status = response.statusCode ?? 0;
   const contentType = String(response.headers['content-type'] ?? '');
   if (status >= 400) {
     response.resume();
     throw new PageFetchFailed('http_status', `${url} answered ${status}`);
   }
-  if (!/^(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) {
+  if (requireHtml && !/^(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) {
     response.resume();
     throw new PageFetchFailed('not_html', `${url} is not a web page (${contentType || 'no content type'})`);
   }
-  if (Number(response.headers['content-length'] ?? 0) > maxBytes) {
+  if (oversize === 'refuse' && Number(response.headers['content-length'] ?? 0) > maxBytes) {
     response.destroy();
     throw new PageFetchRefused('too_large', `${url} is larger than ${maxBytes} bytes`);
   }
@@ -121,14 +137,21 @@ async function readPage(url: string, response: IncomingMessage, maxBytes: number
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         response.destroy();
-        throw new PageFetchRefused('too_large', `${url} is larger than ${maxBytes} bytes`);
+        if (oversize === 'refuse') throw new PageFetchRefused('too_large', `${url} is larger than ${maxBytes} bytes`);
+        chunks.push((chunk as Buffer).subarray(0, (chunk as Buffer).length - (size - maxBytes)));
+        break;
       }
       chunks.push(chunk as Buffer);
     }
   } catch (error) {
     throw error instanceof PageFetchRefused ? error : toFetchError(error, signal, new URL(url));
   }
-  return { url, status, contentType, body: decodeText(Buffer.concat(chunks), contentType) };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined && name !== 'set-cookie') headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const setCookies = response.headers['set-cookie'] ?? [];
+  return { url, status, contentType, headers, setCookies, body: decodeText(Buffer.concat(chunks), contentType) };
 }
 
 function decoded(response: IncomingMessage): Readable {
