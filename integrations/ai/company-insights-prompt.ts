@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CompanyProfile } from '../../domain/enrichment.ts';
-import type { InsightsInput } from '../../domain/insights.ts';
+import type { CompanyInsights, InsightsInput } from '../../domain/insights.ts';
 import { COMPANY_LIST_COUNT, DISCOVERY_QUESTION_COUNT } from '../../domain/insights.ts';
 import type { StructuredRequest } from './ai-client.ts';
 import { zText, zTexts } from './answer-repair.ts';
@@ -9,17 +9,8 @@ import { safetyAndLanguageRules, untrustedBlock } from './untrusted-data.ts';
 
 export const COMPANY_SCHEMA_NAME = 'company_insights';
 
-export interface CompanyAnswer {
-  descriptionEnglish?: string;
-  problems: string[];
-  services: string[];
-  icp: string[];
-  synergyPoints: string[];
-  discoveryQuestions: string[];
-  insights: string[];
-  newsSummaries: string[];
-  postSummaries: string[];
-}
+/** The model's answer: the company insights, with the translation only when there was a description. */
+export type CompanyAnswer = Omit<CompanyInsights, 'descriptionEnglish'> & { descriptionEnglish?: string };
 
 export function companyAnswerSchema(newsCount: number, postCount: number, hasDescription: boolean): z.ZodType<CompanyAnswer> {
   const shape = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InsightsInput } from '../../domain/insights.ts';
+import type { InsightsInput, ProspectInsights } from '../../domain/insights.ts';
 import { OPENING_TALK_COUNT } from '../../domain/insights.ts';
 import type { PersonProfile } from '../../domain/enrichment.ts';
 import type { StructuredRequest } from './ai-client.ts';
@@ -9,12 +9,8 @@ import { safetyAndLanguageRules, untrustedBlock } from './untrusted-data.ts';
 
 export const PROSPECT_SCHEMA_NAME = 'prospect_insights';
 
-export interface ProspectAnswer {
-  titleEnglish?: string;
-  summary: string;
-  openingTalk: string[];
-  postSummaries: string[];
-}
+/** The model's answer: the prospect insights, with the translation only when there was a title. */
+export type ProspectAnswer = Omit<ProspectInsights, 'titleEnglish'> & { titleEnglish?: string };
 
 /** Exact list sizes for this job: 3 opening talks, one summary per post. */
 export function prospectAnswerSchema(postCount: number, hasTitle: boolean): z.ZodType<ProspectAnswer> {
