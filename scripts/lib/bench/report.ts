@@ -1,0 +1,125 @@
+import type { CacheHitResult } from './cache-hit.ts';
+import type { MemoryResult } from './memory.ts';
+import type { OverheadLevel } from './overhead.ts';
+import type { StatusResult } from './status-endpoint.ts';
+
+export const TARGETS = {
+  overheadP50: 1.05,
+  overheadP95: 1.15,
+  overheadAtInFlight: 200,
+  cacheHitP95Ms: 300,
+  statusRequestsPerSecond: 3_000,
+  statusP99Ms: 25,
+  memoryGrowthPercent: 15,
+};
+
+export interface BenchResults {
+  overhead?: OverheadLevel[];
+  cacheHits?: CacheHitResult;
+  status?: StatusResult;
+  memory?: MemoryResult;
+}
+
+const verdict = (isMet: boolean) => (isMet ? 'met' : 'MISSED');
+
+/** The one table of a run: figure, value, target. */
+export function formatTable(results: BenchResults): string {
+  const rows: Array<[string, string, string]> = [];
+  for (const level of results.overhead ?? []) {
+    const isTargeted = level.inFlight === TARGETS.overheadAtInFlight;
+    const isMet = (ratio: { p50: number; p95: number }) => verdict(ratio.p50 <= TARGETS.overheadP50 && ratio.p95 <= TARGETS.overheadP95);
+    rows.push([
+      `overhead ratio, ${level.inFlight} in flight (${level.jobs} jobs${level.failed ? `, ${level.failed} failed` : ''})`,
+      `p50 ${level.serverRatio.p50.toFixed(3)}  p95 ${level.serverRatio.p95.toFixed(3)}${level.pollMs === null ? ` (client, long polls: p50 ${level.ratio.p50.toFixed(3)} p95 ${level.ratio.p95.toFixed(3)})` : ''}`,
+      isTargeted ? `p50 ≤ ${TARGETS.overheadP50}, p95 ≤ ${TARGETS.overheadP95}: ${isMet(level.serverRatio)}${level.pollMs === null ? `, client ${isMet(level.ratio)}` : ''}` : '',
+    ]);
+  }
+  if (results.cacheHits) {
+    const { latencyMs, jobs, concurrency } = results.cacheHits;
+    rows.push([
+      `cache hit, submit → completed (${jobs} jobs, ${concurrency} in flight)`,
+      `p50 ${latencyMs.p50.toFixed(0)} ms  p95 ${latencyMs.p95.toFixed(0)} ms`,
+      `p95 ≤ ${TARGETS.cacheHitP95Ms} ms: ${verdict(latencyMs.p95 <= TARGETS.cacheHitP95Ms)}`,
+    ]);
+  }
+  if (results.status) {
+    const { requestsPerSecond, latencyMs, connections, errors, non2xx } = results.status;
+    rows.push([
+      `status endpoint, ${connections} connections${errors + non2xx ? ` (${errors} errors, ${non2xx} non-2xx)` : ''}`,
+      `${requestsPerSecond} req/s  p99 ${latencyMs.p99} ms`,
+      `≥ ${TARGETS.statusRequestsPerSecond} req/s, p99 ≤ ${TARGETS.statusP99Ms} ms: ${verdict(requestsPerSecond >= TARGETS.statusRequestsPerSecond && latencyMs.p99 <= TARGETS.statusP99Ms)}`,
+    ]);
+  }
+  if (results.memory) {
+    const { worker, api, jobsAtFirstReading, jobsAtLastReading } = results.memory;
+    for (const [name, reading] of [['worker', worker], ['API', api]] as const) {
+      rows.push([
+        `${name} RSS after ${jobsAtFirstReading} → ${jobsAtLastReading} jobs`,
+        `${reading.first.toFixed(0)} → ${reading.last.toFixed(0)} MiB (${reading.growthPercent >= 0 ? '+' : ''}${reading.growthPercent}%)`,
+        `within ${TARGETS.memoryGrowthPercent} %: ${verdict(Math.abs(reading.growthPercent) <= TARGETS.memoryGrowthPercent)}`,
+      ]);
+    }
+  }
+  const widths = [0, 1, 2].map((column) => Math.max(...[['figure', 'value', 'target'], ...rows].map((row) => row[column].length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+  return [line(['figure', 'value', 'target']), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** A bar chart of the overhead ratios (p50, p95 per level) against the targets, plus the other figures as text. */
+export function overheadChartSvg(results: BenchResults, subtitle: string): string {
+  const levels = results.overhead ?? [];
+  const width = 720;
+  const height = 420;
+  const plot = { left: 70, right: 20, top: 60, bottom: 150 };
+  const plotHeight = height - plot.top - plot.bottom;
+  const maxRatio = Math.max(1.3, ...levels.map((level) => level.serverRatio.p95)) * 1.1;
+  const y = (ratio: number) => plot.top + plotHeight - (ratio / maxRatio) * plotHeight;
+  const groupWidth = (width - plot.left - plot.right) / Math.max(1, levels.length);
+  const bar = groupWidth * 0.28;
+  const parts: string[] = [];
+  const text = (x: number, yy: number, content: string, extra = '') =>
+    `<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}" font-family="sans-serif" font-size="12" ${extra}>${escapeXml(content)}</text>`;
+  parts.push(`<rect width="${width}" height="${height}" fill="white"/>`);
+  parts.push(text(width / 2, 22, 'Orchestration overhead: submitted → completed (job row) ÷ critical path', 'text-anchor="middle" font-size="15" font-weight="bold"'));
+  parts.push(text(width / 2, 40, subtitle, 'text-anchor="middle" fill="#555"'));
+  for (let tick = 0; tick <= maxRatio; tick += 0.25) {
+    parts.push(`<line x1="${plot.left}" x2="${width - plot.right}" y1="${y(tick)}" y2="${y(tick)}" stroke="#eee"/>`);
+    parts.push(text(plot.left - 8, y(tick) + 4, tick.toFixed(2), 'text-anchor="end"'));
+  }
+  for (const [ratio, label] of [[TARGETS.overheadP50, 'p50 target'], [TARGETS.overheadP95, 'p95 target']] as const) {
+    parts.push(`<line x1="${plot.left}" x2="${width - plot.right}" y1="${y(ratio)}" y2="${y(ratio)}" stroke="#c00" stroke-dasharray="5,4"/>`);
+    parts.push(text(width - plot.right - 4, y(ratio) - 4, `${label} ${ratio}`, 'text-anchor="end" fill="#c00"'));
+  }
+  levels.forEach((level, index) => {
+    const center = plot.left + groupWidth * (index + 0.5);
+    const bars = [[-bar - 2, level.serverRatio.p50, '#3b6ea5'], [2, level.serverRatio.p95, '#8fb3d9']] as const;
+    for (const [offset, value, color] of bars) {
+      const x = center + offset;
+      parts.push(`<rect x="${x.toFixed(1)}" y="${y(value).toFixed(1)}" width="${bar.toFixed(1)}" height="${(plot.top + plotHeight - y(value)).toFixed(1)}" fill="${color}"/>`);
+      parts.push(text(x + bar / 2, y(value) - 4, value.toFixed(3), 'text-anchor="middle"'));
+    }
+    parts.push(text(center, plot.top + plotHeight + 18, `${level.inFlight} in flight`, 'text-anchor="middle"'));
+  });
+  parts.push(`<rect x="${plot.left}" y="${plot.top + plotHeight + 30}" width="12" height="12" fill="#3b6ea5"/>`);
+  parts.push(text(plot.left + 16, plot.top + plotHeight + 40, 'p50 (job row)'));
+  parts.push(`<rect x="${plot.left + 120}" y="${plot.top + plotHeight + 30}" width="12" height="12" fill="#8fb3d9"/>`);
+  parts.push(text(plot.left + 136, plot.top + plotHeight + 40, 'p95 (job row)'));
+  formatTable({ ...results, overhead: undefined })
+    .split('\n')
+    .slice(2)
+    .forEach((row, index) => parts.push(text(plot.left, plot.top + plotHeight + 66 + index * 16, row.replace(/^\| | \|$/g, '').replace(/ +\| +/g, '  ·  '), 'font-family="monospace" font-size="11"')));
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">\n${parts.join('\n')}\n</svg>\n`;
+}
+
+function escapeXml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Where a level's time went beyond the critical path, from its last jobs' histories. */
+export function formatTimeline(level: OverheadLevel, modelLatencyMs: number): string {
+  const { startMs, activityMs, toInsightsMs, finishMs } = level.timeline;
+  const activities = Object.entries(activityMs)
+    .map(([type, ms]) => `${type} ${ms.toFixed(0)}`)
+    .join(', ');
+  return `  ${level.inFlight} in flight: start → first activity ${startMs} ms; activities scheduled → completed (ms): ${activities}; providers done → insights scheduled ${toInsightsMs} ms; insights done → completed ${finishMs} ms (model call configured ${modelLatencyMs} ms)`;
+}
