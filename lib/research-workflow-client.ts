@@ -12,6 +12,7 @@ const ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('ResearchAccountId', SearchAt
 /** A status read must not hang on a busy or absent worker: queries get this long. */
 const PROGRESS_QUERY_TIMEOUT_MS = 750;
 const WORKFLOW_START_TIMEOUT_MS = 5_000;
+const LAST_RESORT_MARGIN_MS = 60_000;
 
 export async function startResearchWorkflow(
   client: Client,
@@ -25,9 +26,10 @@ export async function startResearchWorkflow(
     taskQueue,
     args: [input],
     typedSearchAttributes: [{ key: ACCOUNT_ATTRIBUTE, value: String(accountId) }],
-    // The workflow enforces the 3-minute deadline itself; this is only a last
-    // resort against a run that could never finish its cleanup.
-    workflowExecutionTimeout: `${Math.ceil((input.deadlineMs * 2) / 1000)}s`,
+    // The workflow enforces the 3-minute deadline itself, also when a worker
+    // first picks it up late; this is only a last resort against a run that
+    // could never finish its cleanup (the sweeper then ends the job).
+    workflowExecutionTimeout: `${Math.ceil((input.deadlineMs * 2 + LAST_RESORT_MARGIN_MS) / 1000)}s`,
   }));
 }
 
