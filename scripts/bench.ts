@@ -18,6 +18,7 @@
 //   --memory-jobs N --memory-first N      memory part (default 5000 jobs, first reading after 500)
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --keep                                keep the work directory (logs, data)
+// BENCH_CPU_PROF=1 runs the worker and the API with --cpu-prof (profiles in <work dir>/profiles; add --keep).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
