@@ -77,8 +77,9 @@ export function overheadChartSvg(results: BenchResults, subtitle: string): strin
   const groupWidth = (width - plot.left - plot.right) / Math.max(1, levels.length);
   const bar = groupWidth * 0.28;
   const parts: string[] = [];
+  // Defaults only where `extra` does not set them: a repeated attribute is invalid XML.
   const text = (x: number, yy: number, content: string, extra = '') =>
-    `<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}" font-family="sans-serif" font-size="12" ${extra}>${escapeXml(content)}</text>`;
+    `<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}"${extra.includes('font-family=') ? '' : ' font-family="sans-serif"'}${extra.includes('font-size=') ? '' : ' font-size="12"'} ${extra}>${escapeXml(content)}</text>`;
   parts.push(`<rect width="${width}" height="${height}" fill="white"/>`);
   parts.push(text(width / 2, 22, 'Orchestration overhead: submitted → completed (job row) ÷ critical path', 'text-anchor="middle" font-size="15" font-weight="bold"'));
   parts.push(text(width / 2, 40, subtitle, 'text-anchor="middle" fill="#555"'));
