@@ -109,15 +109,18 @@ function decisionMakerData(row: IDecisionMakerRow): ResearchData['decision_maker
   };
 }
 
+// Served from the cache: not fetched on this run, but fetched successfully
+// before. A part whose lookup failed this run and was never cached is not.
 function meta({ prospectRow, companyRow, outcome, now }: ReplyInput): ReplyMeta {
   const fetchedAt = prospectRow.fetchedAt;
+  const companyFromCache = !outcome.company?.isRefreshed && companyRow?.fetchedAt != null;
   return {
     prospect: {
-      from_cache: !outcome.prospect.isRefreshed,
+      from_cache: !outcome.prospect.isRefreshed && fetchedAt != null,
       cache_age_days: fetchedAt ? ageInDays(fetchedAt, now) : 0,
       source: prospectRow.source ?? null,
     },
-    ...(companyRow && outcome.company ? { company: { from_cache: !outcome.company.isRefreshed, apis_called: outcome.company.apisCalled } } : {}),
+    ...(companyRow && outcome.company ? { company: { from_cache: companyFromCache, apis_called: outcome.company.apisCalled } } : {}),
     ai: { source: outcome.ai.source, generated: outcome.ai.usage !== null },
   };
 }
