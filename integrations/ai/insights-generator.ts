@@ -38,27 +38,14 @@ export function createInsightsGeneratorFromClient(client: AiClient): InsightsGen
   };
 }
 
+// The answers were parsed by their zod schemas (unknown keys dropped); only a
+// translation that was not asked for (no source text) becomes null.
 function toProspectInsights(answer: ProspectAnswer): ProspectInsights {
-  return {
-    titleEnglish: answer.titleEnglish ?? null,
-    summary: answer.summary,
-    openingTalk: answer.openingTalk,
-    postSummaries: answer.postSummaries,
-  };
+  return { ...answer, titleEnglish: answer.titleEnglish ?? null };
 }
 
 function toCompanyInsights(answer: CompanyAnswer): CompanyInsights {
-  return {
-    descriptionEnglish: answer.descriptionEnglish ?? null,
-    problems: answer.problems,
-    services: answer.services,
-    icp: answer.icp,
-    synergyPoints: answer.synergyPoints,
-    discoveryQuestions: answer.discoveryQuestions,
-    insights: answer.insights,
-    newsSummaries: answer.newsSummaries,
-    postSummaries: answer.postSummaries,
-  };
+  return { ...answer, descriptionEnglish: answer.descriptionEnglish ?? null };
 }
 
 function sumUsage(answers: StructuredAnswer<unknown>[]): ModelUsage {
