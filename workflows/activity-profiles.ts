@@ -3,16 +3,19 @@ import { FAILURE_TYPES } from '../domain/research-contract.ts';
 
 // Named activity option profiles (STYLE.md habit 3), every field spelled out.
 
-/** Database reads and writes: quick, and worth retrying through a PostgreSQL restart. */
+/** Database work is quick and worth retrying through a PostgreSQL restart. */
+const databaseRetry = {
+  initialInterval: '200 milliseconds',
+  backoffCoefficient: 2,
+  maximumInterval: '5 seconds',
+  maximumAttempts: 10,
+  nonRetryableErrorTypes: [FAILURE_TYPES.jobNotFound, FAILURE_TYPES.invalidState],
+};
+
+/** Database reads and writes. */
 export const dbWrite: ActivityOptions = {
   startToCloseTimeout: '15 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [FAILURE_TYPES.jobNotFound, FAILURE_TYPES.invalidState],
-  },
+  retry: databaseRetry,
 };
 
 /**
@@ -23,13 +26,7 @@ export const dbWrite: ActivityOptions = {
 export const dbLocal: LocalActivityOptions = {
   startToCloseTimeout: '15 seconds',
   localRetryThreshold: '5 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [FAILURE_TYPES.jobNotFound, FAILURE_TYPES.invalidState],
-  },
+  retry: databaseRetry,
 };
 
 /** One enrichment lookup; the provider clients retry 429/5xx themselves, so few attempts here. */
