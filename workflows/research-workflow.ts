@@ -10,7 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { PROGRESS_QUERY, type ResearchProgress, type ResearchWorkflowInput } from '../domain/research-contract.ts';
-import type { ResearchPlan } from '../domain/research-pipeline.ts';
+import { isFullCacheHit } from '../domain/cache-flags.ts';
 import { dbLocal, dbWrite, modelCall, providerCall } from './activity-profiles.ts';
 import { enrichCompany, enrichPerson, enrichPersonPosts, resolveCompany, type Enrichment } from './enrichment-steps.ts';
 import { buildOutcome, insightsInputFor } from './outcome.ts';
@@ -66,7 +66,7 @@ async function runPipeline(input: ResearchWorkflowInput, progress: ResearchProgr
   progress.stage = 'loading_cache';
   const plan = await (patched(LOCAL_START_PATCH) ? local : jobs).startResearch(input.researchId);
   if (plan.hasEnded) return;
-  progress.isCacheHit = isCacheHit(plan);
+  progress.isCacheHit = isFullCacheHit(plan);
 
   // Independent chains run side by side: person → posts, and (person →) company → its parts.
   progress.stage = 'fetching_data';
@@ -87,12 +87,4 @@ async function runPipeline(input: ResearchWorkflowInput, progress: ResearchProgr
   progress.stage = 'storing_results';
   await jobs.finishResearch(input.researchId, buildOutcome(plan, personState, posts, company, insightsInput, insights));
   progress.stage = 'done';
-}
-
-function isCacheHit(plan: ResearchPlan): boolean {
-  const { prospect, company } = plan;
-  const prospectHit = !prospect.needsFetch && !prospect.needsPosts && !prospect.needsAI;
-  const companyHit =
-    company !== null && !company.needsFetch && !company.needsPosts && !company.needsNews && !company.needsDecisionMakers && !company.needsAI;
-  return prospectHit && companyHit;
 }
