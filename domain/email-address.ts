@@ -20,7 +20,3 @@ export function isValidEmail(normalised: string): boolean {
   if (!normalised.isWellFormed() || normalised.length > 254 || normalised.includes('"')) return false;
   return validator.isEmail(normalised, EMAIL_OPTIONS);
 }
-
-export function emailDomain(normalised: string): string {
-  return normalised.slice(normalised.lastIndexOf('@') + 1);
-}

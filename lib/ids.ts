@@ -6,7 +6,6 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const researchSuffix = customAlphabet(BASE62, 24);
 const apiKeySecret = customAlphabet(BASE62, 42);
 
-export const RESEARCH_ID_PATTERN = /^res_[0-9A-Za-z]{24}$/;
 export const API_KEY_PREFIX = 'svc_live_';
 export const API_KEY_PATTERN = /^svc_live_[0-9A-Za-z]{42}$/;
 
