@@ -38,7 +38,7 @@ export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId
 
   const now = deps.clock();
   const submittedAt = new Date(job.submitted_at);
-  if (now.getTime() - submittedAt.getTime() > deps.config.researchDeadlineMs + deps.config.researchBackstopGraceMs) {
+  if (now.getTime() - submittedAt.getTime() > deps.config.researchOverdueAfterMs) {
     // The workflow enforces the deadline itself; a job still running here lost
     // its workflow or waits in a backlog: spec §3 says it has failed. (If it
     // ended meanwhile, failJob changes nothing and the re-read shows how.)

@@ -25,7 +25,8 @@ export interface Config {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   researchDeadlineMs: number;
-  researchBackstopGraceMs: number;
+  /** Deadline plus grace: a job still running after this is overdue (status backstop and sweeper). */
+  researchOverdueAfterMs: number;
   researchSweepIntervalMs: number;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
   dbPoolMax: number;
@@ -45,7 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
     researchDeadlineMs: e.RESEARCH_DEADLINE_MS,
-    researchBackstopGraceMs: e.RESEARCH_BACKSTOP_GRACE_MS,
+    researchOverdueAfterMs: e.RESEARCH_DEADLINE_MS + e.RESEARCH_BACKSTOP_GRACE_MS,
     researchSweepIntervalMs: e.RESEARCH_SWEEP_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,

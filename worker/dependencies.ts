@@ -16,6 +16,6 @@ export async function buildActivityDeps(config: Config, logger: Logger, env: Nod
     sources: createEnrichmentSources(createProviderConfig(env), logger.child({ component: 'providers' })),
     generator: createInsightsGenerator(createAiConfig(env), logger.child({ component: 'ai' })),
     temporal: await connectTemporalClient(config),
-    staleAfterMs: config.researchDeadlineMs + config.researchBackstopGraceMs,
+    staleAfterMs: config.researchOverdueAfterMs,
   };
 }

@@ -104,7 +104,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       sources,
       generator,
       temporal,
-      staleAfterMs: config.researchDeadlineMs + config.researchBackstopGraceMs,
+      staleAfterMs: config.researchOverdueAfterMs,
       workflowBundle: { codePath: requiredEnv('TEST_WORKFLOW_BUNDLE') },
     });
     running = { worker, connection, done: worker.run() };

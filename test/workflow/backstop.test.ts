@@ -49,7 +49,7 @@ it('the sweeper fails and refunds a job whose workflow never started (the API di
     orm: stack.orm,
     clock: () => new Date(),
     temporal: stack.temporal,
-    staleAfterMs: stack.config.researchDeadlineMs + stack.config.researchBackstopGraceMs,
+    staleAfterMs: stack.config.researchOverdueAfterMs,
   });
 
   const connection = stack.orm.em.fork().getConnection();
