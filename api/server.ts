@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { initOrm } from '../db/orm.ts';
+import { createStatusPool } from '../db/status-pool.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
@@ -16,8 +17,9 @@ export interface ApiHandle {
 /** Connects PostgreSQL (applying migrations) and Temporal, then listens. */
 export async function bootstrapApi(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<ApiHandle> {
   const orm = await initOrm(config.databaseUrl, { poolMax: config.dbPoolMax });
+  const statusPool = createStatusPool(config.databaseUrl, logger);
   const temporal = await connectTemporalClient(config);
-  const app = createApp({ orm, temporal, config, logger, clock });
+  const app = createApp({ orm, statusPool, temporal, config, logger, clock });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   // Keep-alive longer than typical load-balancer idle timeouts avoids resets under load.
@@ -32,6 +34,7 @@ export async function bootstrapApi(config: Config, logger: Logger, clock: () => 
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await temporal.connection.close();
+      await statusPool.end();
       await orm.close();
     },
   };

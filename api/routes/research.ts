@@ -3,13 +3,14 @@ import Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Context } from 'koa';
 import { AppError } from '../../domain/errors.ts';
-import { authenticate } from '../auth.ts';
+import { authenticate, bearerToken, invalidKey } from '../auth.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { parseResearchRequest } from '../research-request-parser.ts';
 import { startResearchWorkflow } from '../../lib/research-workflow-client.ts';
 import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
 import { failJob, submitResearchJob } from '../../services/research-jobs.ts';
+import { findKeyAndJobStatus } from '../../services/job-status.ts';
 import { estimateForNewJob } from '../../services/estimates.ts';
 
 const MAX_WAIT_SECONDS = 25;
@@ -65,14 +66,17 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
 
   router.get('/research-status/:researchId', async (ctx) => {
     const { em } = ctx.state;
-    const apiKey = await authenticate(ctx, em);
-    const waitSeconds = readWaitSeconds(ctx);
     const researchId = ctx.params.researchId;
+    // Authentication and the job's row in one statement: this is the endpoint clients poll.
+    const found = await findKeyAndJobStatus(deps.statusPool, bearerToken(ctx), researchId);
+    if (!found) throw invalidKey();
+    const { accountId } = found.key;
+    const waitSeconds = readWaitSeconds(ctx);
     // The body is JSON text already (a completed reply is stored that way).
     ctx.type = 'application/json';
     ctx.body = waitSeconds > 0
-      ? await waitForStatus(deps, em, apiKey.accountId, researchId, waitSeconds)
-      : await researchStatus(deps, em, apiKey.accountId, researchId);
+      ? await waitForStatus(deps, em, accountId, found.job, waitSeconds)
+      : await researchStatus(deps, em, accountId, found.job);
   });
 
   return router;

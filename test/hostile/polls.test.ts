@@ -6,6 +6,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
+import { createStatusPool, type StatusPool } from '../../db/status-pool.ts';
 import { ormConfig } from '../../db/orm.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -74,20 +75,28 @@ describe(`${POLLS.toLocaleString('en')} polls of random ids`, () => {
 });
 
 describe('unknown ids and ids of another account', () => {
-  let api: { url: string; server: Server; orm: MikroORM };
+  let api: { url: string; server: Server; orm: MikroORM; statusPool: StatusPool };
   const queries: string[] = [];
 
   beforeAll(async () => {
-    // The API as production runs it, on an ORM that reports every SQL statement.
+    // The API as production runs it, on an ORM and a status pool that report every SQL statement.
     const orm = await MikroORM.init({ ...ormConfig(stack.config.databaseUrl, 4), debug: ['query'], colors: false, logger: (message) => queries.push(message) });
-    const app = createApp({ orm, temporal: stack.temporal, config: stack.config, logger: pino({ level: 'silent' }), clock: () => new Date() });
+    const logger = pino({ level: 'silent' });
+    const statusPool = createStatusPool(stack.config.databaseUrl, logger);
+    const query = statusPool.query.bind(statusPool) as (statement: { text: string; values: unknown[] }) => Promise<unknown>;
+    statusPool.query = ((statement: { text: string; values: unknown[] }) => {
+      queries.push(`${statement.text} ${JSON.stringify(statement.values)}`);
+      return query(statement);
+    }) as typeof statusPool.query;
+    const app = createApp({ orm, statusPool, temporal: stack.temporal, config: stack.config, logger, clock: () => new Date() });
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    api = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, orm };
+    api = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, orm, statusPool };
   });
   afterAll(async () => {
     api.server.closeAllConnections();
     await new Promise((resolve) => api.server.close(resolve));
+    await api.statusPool.end();
     await api.orm.close();
   });
 
@@ -115,7 +124,7 @@ describe('unknown ids and ids of another account', () => {
     const shapeOf = async (id: string) => {
       const before = queries.length;
       await poll(id);
-      return queries.slice(before).map((line) => line.replace(/'res_[^']*'/g, "'<id>'").replace(/\[took [^\]]*\]/, '').replace(/\d+ ms/g, ''));
+      return queries.slice(before).map((line) => line.replace(/(['"])res_[^'"]*\1/g, '<id>').replace(/\[took [^\]]*\]/, '').replace(/\d+ ms/g, ''));
     };
     expect(await shapeOf(othersIds[0])).toEqual(await shapeOf(`res_${base62(24)}`));
 
