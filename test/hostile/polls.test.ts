@@ -37,15 +37,21 @@ afterAll(() => stack?.stop());
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const base62 = (length: number) => Array.from({ length }, () => BASE62[randomInt(62)]).join('');
 
+/**
+ * Encoded as one path segment. Dots too: a segment of only `.` or `..` would be
+ * resolved away by the URL parser, and the request would reach another path.
+ */
+const asSegment = (text: string) => encodeURIComponent(text).replaceAll('.', '%2E');
+
 /** One hostile id, as a single encoded path segment. */
 function randomId(index: number): string {
   switch (index % 10) {
     case 0:
       return othersIds[index % othersIds.length]; // another account's real job
     case 1:
-      return encodeURIComponent(randomBytes(randomInt(1, 40)).toString('latin1')); // arbitrary bytes as text
+      return asSegment(randomBytes(randomInt(1, 40)).toString('latin1')); // arbitrary bytes as text
     case 2:
-      return encodeURIComponent(String.fromCodePoint(...Array.from({ length: randomInt(1, 12) }, () => randomInt(0x20, 0x2fff))));
+      return asSegment(String.fromCodePoint(...Array.from({ length: randomInt(1, 12) }, () => randomInt(0x20, 0x2fff))));
     case 3:
       return `res_${base62(randomInt(300, 3000))}`; // longer than the column
     case 4:
