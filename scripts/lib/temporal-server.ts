@@ -38,6 +38,14 @@ function findOnPath(name: string): string | null {
   }
 }
 
+/**
+ * Server settings, as in docker-compose.temporal.yml. Eager activity execution:
+ * an activity the worker schedules on its own task queue comes back in the
+ * reply to the workflow task that scheduled it, skipping a trip through task
+ * matching (the SDK asks for it by default). A research job schedules about ten.
+ */
+const DYNAMIC_CONFIG = { 'system.enableActivityEagerExecution': true };
+
 export interface TemporalDevServer {
   address: string;
   uiUrl: string | null;
@@ -67,6 +75,7 @@ export async function startTemporalDevServer(options: {
     for (const pragma of options.sqlitePragmas ?? []) args.push('--sqlite-pragma', pragma);
   }
   for (const [name, type] of Object.entries(RESEARCH_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [name, value] of Object.entries(DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${name}=${value}`);
 
   const server = startProcess('temporal', options.binary, args, { logFile: options.logFile });
   const address = `127.0.0.1:${options.port}`;
