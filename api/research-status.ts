@@ -4,7 +4,7 @@ import type { StatusReply } from '../domain/research-reply.ts';
 import { failJob } from '../services/research-jobs.ts';
 import { findJobStatus, hasJobEnded, type JobStatusRow } from '../services/job-status.ts';
 import { medianCompletionSeconds, remainingSeconds } from '../services/estimates.ts';
-import { cancelResearchWorkflow, queryProgress } from '../lib/research-workflow-client.ts';
+import { cancelResearchWorkflow } from '../lib/research-workflow-client.ts';
 import type { ApiDeps } from './deps.ts';
 
 const notFound = () => new AppError('not_found', 'No research job with this id.');
@@ -27,12 +27,12 @@ export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId
     if (await failJob(em.fork(), job.id, 'timeout', now)) await cancelResearchWorkflow(deps.temporal, job.id);
     return researchStatus(deps, em, accountId, await findJobStatus(em, accountId, job.id));
   }
-  const [progress, median] = await Promise.all([queryProgress(deps.temporal, job.id), medianCompletionSeconds(em, accountId)]);
-  return reply({
-    research_id: job.id,
-    status: job.status,
-    estimated_seconds: progress?.isCacheHit ? 1 : remainingSeconds(median, submittedAt, now),
-  });
+  // No workflow query here: a poll of a running job would cost a round trip
+  // through Temporal and the worker, and a full cache hit (the one case the
+  // workflow's progress would shorten the estimate for) ends inside its first
+  // workflow task anyway.
+  const median = await medianCompletionSeconds(em, accountId);
+  return reply({ research_id: job.id, status: job.status, estimated_seconds: remainingSeconds(median, submittedAt, now) });
 }
 
 const reply = (body: StatusReply) => JSON.stringify(body);
@@ -41,8 +41,8 @@ const reply = (body: StatusReply) => JSON.stringify(body);
  * Extension `?wait=N`: holds the reply until the job ends or N seconds pass.
  * While waiting it reads only the job's status column, often at first (a cache
  * hit ends within a few hundred milliseconds) and then less often; the full
- * reply (with the estimate's workflow query and the backstop check) is built
- * once, at the end. An unknown id ends the wait at once, with the same 404.
+ * reply (with the estimate and the backstop check) is built once, at the end.
+ * An unknown id ends the wait at once, with the same 404.
  */
 export async function waitForStatus(
   deps: ApiDeps,

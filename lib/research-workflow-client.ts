@@ -1,16 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
-import {
-  PROGRESS_QUERY,
-  RESEARCH_WORKFLOW_TYPE,
-  type ResearchProgress,
-  type ResearchWorkflowInput,
-} from '../domain/research-contract.ts';
+import { RESEARCH_WORKFLOW_TYPE, type ResearchWorkflowInput } from '../domain/research-contract.ts';
 
 const ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('ResearchAccountId', SearchAttributeType.KEYWORD);
 
-/** A status read must not hang on a busy or absent worker: queries get this long. */
-const PROGRESS_QUERY_TIMEOUT_MS = 750;
+/** A status read must not hang on a busy or absent Temporal: a cancellation gets this long. */
+const CANCEL_TIMEOUT_MS = 750;
 const WORKFLOW_START_TIMEOUT_MS = 5_000;
 const LAST_RESORT_MARGIN_MS = 60_000;
 
@@ -33,21 +28,10 @@ export async function startResearchWorkflow(
   }));
 }
 
-/** The running workflow's progress, or null when it cannot answer quickly (no worker, closed, …). */
-export async function queryProgress(client: Client, researchId: string): Promise<ResearchProgress | null> {
-  try {
-    return await client.connection.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, () =>
-      client.workflow.getHandle(researchId).query<ResearchProgress>(PROGRESS_QUERY),
-    );
-  } catch {
-    return null;
-  }
-}
-
 /** Best effort: asks a still-running workflow to stop (it may be gone already). */
 export async function cancelResearchWorkflow(client: Client, researchId: string): Promise<void> {
   try {
-    await client.connection.withDeadline(Date.now() + PROGRESS_QUERY_TIMEOUT_MS, () => client.workflow.getHandle(researchId).cancel());
+    await client.connection.withDeadline(Date.now() + CANCEL_TIMEOUT_MS, () => client.workflow.getHandle(researchId).cancel());
   } catch {
     // Not found, already closed or unreachable: the job row is what callers see.
   }
