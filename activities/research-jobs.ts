@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompanyRow, ProspectRow, ResearchJob } from '../db/entities/index.ts';
-import type { IResearchJob } from '../db/entities/research-job.ts';
+import { hasEnded, type IResearchJob } from '../db/entities/research-job.ts';
 import type { Orm } from '../db/orm.ts';
 import { cacheHitOutcome, isFullCacheHit, planCompany, planProspect } from '../domain/cache-flags.ts';
 import { companyKeyOf } from '../domain/company-key.ts';
@@ -38,9 +38,9 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       const em = orm.em.fork();
       const job = await loadJob(em, researchId);
       const now = clock();
-      const hasEnded = job.status === 'completed' || job.status === 'failed';
+      const jobHasEnded = hasEnded(job.status);
       const product = job.product;
-      if (!product && !hasEnded) {
+      if (!product && !jobHasEnded) {
         throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidState, message: 'job without product context', nonRetryable: true });
       }
       const { request } = job;
@@ -49,14 +49,14 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       const companyKey = companyQuery ? companyKeyOf(companyQuery) : null;
       // Independent statements side by side, each on its own EntityManager (a cache hit's latency).
       const [, prospectRow, companyRows] = await Promise.all([
-        hasEnded ? null : markProcessing(orm.em.fork(), researchId, now),
+        jobHasEnded ? null : markProcessing(orm.em.fork(), researchId, now),
         product ? orm.em.fork().findOne(ProspectRow, { account: job.account.id, product: product.id, email: job.email }) : null,
         companyKey && product ? loadCompanyRows(orm.em.fork(), job.account.id, product.id, companyKey) : null,
       ]);
       const company = companyKey && product ? planCompany(companyKey, cachedCompanyOf(companyRows), entitlements, now) : null;
       const plan: ResearchPlan = {
         researchId,
-        hasEnded,
+        hasEnded: jobHasEnded,
         personQuery: { email: request.email, prospectName: request.prospectName, companyName: request.companyName, socialUrl: request.socialUrl },
         companyQuery,
         entitlements,
@@ -76,7 +76,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       // A full cache hit is answered here, from the rows just read: one round
       // trip through Temporal instead of two, and nothing to store (spec §8.4:
       // a hit completes quickly). The reply is the one finishResearch would build.
-      if (!hasEnded && prospectRow && isFullCacheHit(plan)) {
+      if (!jobHasEnded && prospectRow && isFullCacheHit(plan)) {
         const reply = buildStoredReply({
           email: job.email,
           prospectRow,
@@ -105,7 +105,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
     async finishResearch(researchId: string, outcome: ResearchOutcome): Promise<void> {
       await orm.em.fork().transactional(async (em) => {
         const job = await loadJob(em, researchId);
-        if (job.status === 'completed' || job.status === 'failed') return;
+        if (hasEnded(job.status)) return;
         const now = clock();
         const stored = await storeOutcome(em, job, outcome, now);
         const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job), now });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../domain/errors.ts';
 import type { StatusReply } from '../domain/research-reply.ts';
+import { hasEnded } from '../db/entities/research-job.ts';
 import { failJob } from '../services/research-jobs.ts';
 import { findJobStatus, hasJobEnded, type JobStatusRow } from '../services/job-status.ts';
 import { medianCompletionSeconds, remainingSeconds } from '../services/estimates.ts';
@@ -62,8 +63,6 @@ export async function waitForStatus(
   }
   return researchStatus(deps, em, accountId, await findJobStatus(em, accountId, job.id));
 }
-
-const hasEnded = (status: JobStatusRow['status']) => status === 'completed' || status === 'failed';
 
 /** Poll interval by time waited so far: 10 ms for the first second, then up to 250 ms. */
 function waitPollMs(waitedMs: number): number {

@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger.ts';
  * contend less for the cores (`npm run bench`, status part: 4 connections gave
  * ~3,400 req/s, 20 gave ~2,200).
  */
-export const STATUS_POOL_CONNECTIONS = 4;
+const STATUS_POOL_CONNECTIONS = 4;
 
 export type StatusPool = pg.Pool;
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { hasEnded, type ResearchJobStatus } from '../db/entities/research-job.ts';
 import type { StatusPool } from '../db/status-pool.ts';
 import { API_KEY_PATTERN } from '../lib/ids.ts';
 import { hashApiKey, type AuthenticatedKey } from './api-keys.ts';
@@ -6,7 +7,7 @@ import { hashApiKey, type AuthenticatedKey } from './api-keys.ts';
 /** What `GET /research-status/{id}` needs of a job row. */
 export interface JobStatusRow {
   id: string;
-  status: 'queued' | 'processing' | 'completed' | 'failed';
+  status: ResearchJobStatus;
   error: string | null;
   submitted_at: Date;
   /** The completed reply, frozen as the exact JSON text it is served as. */
@@ -66,10 +67,10 @@ export async function findJobStatus(em: EntityManager, accountId: number, resear
 
 /** Whether a job known to exist has ended, reading only its status column (the `?wait` loop). */
 export async function hasJobEnded(em: EntityManager, accountId: number, researchId: string): Promise<boolean> {
-  const rows: Array<{ status: string }> = await em
+  const rows: Array<{ status: ResearchJobStatus }> = await em
     .getConnection()
     .execute('select status from research_job where id = ? and account_id = ?', [researchId, accountId]);
-  return rows.length === 0 || rows[0].status === 'completed' || rows[0].status === 'failed';
+  return rows.length === 0 || hasEnded(rows[0].status);
 }
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };

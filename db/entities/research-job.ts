@@ -7,6 +7,9 @@ import type { ResearchRequest } from '../../domain/research-request.ts';
 export const RESEARCH_JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type ResearchJobStatus = (typeof RESEARCH_JOB_STATUSES)[number];
 
+/** `completed` and `failed` are final: nothing changes a job in them again. */
+export const hasEnded = (status: ResearchJobStatus): boolean => status === 'completed' || status === 'failed';
+
 export const ResearchJob = defineEntity({
   name: 'ResearchJob',
   properties: {
