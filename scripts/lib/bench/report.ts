@@ -43,9 +43,9 @@ export function formatTable(results: BenchResults): string {
     ]);
   }
   if (results.status) {
-    const { requestsPerSecond, latencyMs, connections, errors, non2xx } = results.status;
+    const { requestsPerSecond, latencyMs, connections, errors, non2xx, replyBytes } = results.status;
     rows.push([
-      `status endpoint, ${connections} connections${errors + non2xx ? ` (${errors} errors, ${non2xx} non-2xx)` : ''}`,
+      `status endpoint, ${connections} connections, ${(replyBytes / 1024).toFixed(1)} KiB replies${errors + non2xx ? ` (${errors} errors, ${non2xx} non-2xx)` : ''}`,
       `${requestsPerSecond} req/s  p99 ${latencyMs.p99} ms`,
       `≥ ${TARGETS.statusRequestsPerSecond} req/s, p99 ≤ ${TARGETS.statusP99Ms} ms: ${verdict(requestsPerSecond >= TARGETS.statusRequestsPerSecond && latencyMs.p99 <= TARGETS.statusP99Ms)}`,
     ]);

@@ -8,6 +8,8 @@ export interface StatusResult {
   requestsPerSecond: number;
   latencyMs: { p50: number; p99: number; max: number; mean: number };
   requests: number;
+  /** Bytes per reply, headers included: the completed job's full result. */
+  replyBytes: number;
   errors: number;
   non2xx: number;
 }
@@ -32,6 +34,7 @@ export async function measureStatusEndpoint(stack: BenchStack, options: { email:
     requestsPerSecond: Math.round(result.requests.total / result.duration),
     latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, mean: Math.round(result.latency.mean * 10) / 10 },
     requests: result.requests.total,
+    replyBytes: Math.round(result.throughput.total / result.requests.total),
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
