@@ -1,14 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
-import type { StatusPool } from '../db/status-pool.ts';
+import type { KeyAndJobStatusReader } from '../services/job-status.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 
 export interface ApiDeps {
   orm: Orm;
-  /** The status read's own connections (db/status-pool.ts). */
-  statusPool: StatusPool;
+  /** Status polls: authentication and the job's row, batched, on connections of their own. */
+  statusReader: KeyAndJobStatusReader;
   temporal: Client;
   config: Config;
   logger: Logger;

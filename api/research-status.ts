@@ -12,9 +12,9 @@ const notFound = () => new AppError('not_found', 'No research job with this id.'
 
 /**
  * The reply of `GET /research-status/{id}` (spec §4.2) for a job row already
- * read, as JSON text: a completed reply is sent as the text it was stored as.
+ * read, as JSON text: a completed reply is sent as the text (or bytes) it was stored as.
  */
-export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId: number, job: JobStatusRow | null): Promise<string> {
+export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId: number, job: JobStatusRow | null): Promise<string | Buffer> {
   if (!job) throw notFound();
   if (job.status === 'completed') return job.completed_reply!;
   if (job.status === 'failed') return reply({ research_id: job.id, status: 'failed', error: job.error === 'timeout' ? 'timeout' : 'internal_error' });
@@ -51,7 +51,7 @@ export async function waitForStatus(
   accountId: number,
   job: JobStatusRow | null,
   waitSeconds: number,
-): Promise<string> {
+): Promise<string | Buffer> {
   if (!job || hasEnded(job.status)) return researchStatus(deps, em, accountId, job);
   const startedAt = Date.now();
   const deadline = startedAt + waitSeconds * 1000;

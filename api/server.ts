@@ -3,10 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { initOrm } from '../db/orm.ts';
 import { createStatusPool } from '../db/status-pool.ts';
+import { CompletedReplyCache } from '../services/completed-reply-cache.ts';
+import { KeyAndJobStatusReader } from '../services/job-status.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
 import { createApp } from './app.ts';
+
+/** Replies run to ~10 KiB: a few thousand of the most recently polled jobs. */
+const COMPLETED_REPLY_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface ApiHandle {
   url: string;
@@ -19,7 +24,8 @@ export async function bootstrapApi(config: Config, logger: Logger, clock: () => 
   const orm = await initOrm(config.databaseUrl, { poolMax: config.dbPoolMax });
   const statusPool = createStatusPool(config.databaseUrl, logger);
   const temporal = await connectTemporalClient(config);
-  const app = createApp({ orm, statusPool, temporal, config, logger, clock });
+  const statusReader = new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(COMPLETED_REPLY_CACHE_BYTES));
+  const app = createApp({ orm, statusReader, temporal, config, logger, clock });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   // Keep-alive longer than typical load-balancer idle timeouts avoids resets under load.

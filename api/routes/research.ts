@@ -10,7 +10,6 @@ import { startResearchWorkflow } from '../../lib/research-workflow-client.ts';
 import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
 import { failJob, submitResearchJob } from '../../services/research-jobs.ts';
-import { findKeyAndJobStatus } from '../../services/job-status.ts';
 import { estimateForNewJob } from '../../services/estimates.ts';
 
 const MAX_WAIT_SECONDS = 25;
@@ -67,8 +66,8 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
   router.get('/research-status/:researchId', async (ctx) => {
     const { em } = ctx.state;
     const researchId = ctx.params.researchId;
-    // Authentication and the job's row in one statement: this is the endpoint clients poll.
-    const found = await findKeyAndJobStatus(deps.statusPool, bearerToken(ctx), researchId);
+    // Authentication and the job's row in one (batched) statement: this is the endpoint clients poll.
+    const found = await deps.statusReader.read(bearerToken(ctx), researchId);
     if (!found) throw invalidKey();
     const { accountId } = found.key;
     const waitSeconds = readWaitSeconds(ctx);

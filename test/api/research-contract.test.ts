@@ -129,6 +129,18 @@ describe('a research job end to end', () => {
   });
 });
 
+describe('status polls of a completed job', () => {
+  it('revoking a key stops its polls of a completed job the API already holds', async () => {
+    const { key, keyId } = await stack.createKey(customer.accountId);
+    const accepted = await stack.api.research(key, { email: samplePerson(stack, { knownTo: 'both' }, 4).email });
+    const completed = await stack.api.waitForEnd(key, accepted.body.research_id);
+    for (let poll = 0; poll < 3; poll += 1) expect((await stack.api.status(key, accepted.body.research_id)).body).toEqual(completed.body);
+    await revokeApiKey(stack.orm.em.fork(), keyId, new Date());
+    const after = await stack.api.status(key, accepted.body.research_id);
+    expect([after.status, after.body.error]).toEqual([401, 'invalid_key']);
+  });
+});
+
 describe('Idempotency-Key', () => {
   it('the same key and body return the first job and take no new credit; another body is 409', async () => {
     const headers = { 'idempotency-key': `order-${Date.now()}` };

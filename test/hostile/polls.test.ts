@@ -7,6 +7,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { createStatusPool, type StatusPool } from '../../db/status-pool.ts';
+import { CompletedReplyCache } from '../../services/completed-reply-cache.ts';
+import { KeyAndJobStatusReader } from '../../services/job-status.ts';
 import { ormConfig } from '../../db/orm.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -94,7 +96,7 @@ describe('unknown ids and ids of another account', () => {
       queries.push(`${statement.text} ${JSON.stringify(statement.values)}`);
       return query(statement);
     }) as typeof statusPool.query;
-    const app = createApp({ orm, statusPool, temporal: stack.temporal, config: stack.config, logger, clock: () => new Date() });
+    const app = createApp({ orm, statusReader: new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(1024 * 1024)), temporal: stack.temporal, config: stack.config, logger, clock: () => new Date() });
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     api = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, orm, statusPool };
