@@ -33,65 +33,78 @@ function eventName(event: object): string {
 }
 
 export interface JobTimeline {
-  /** Workflow started → first activity scheduled (first workflow task, startResearch as a local activity). */
-  startMs: number;
-  /** Scheduled → completed, per activity type, mean over the jobs' runs of it. */
-  activityMs: Record<string, number>;
-  /** Last provider activity completed → generateInsights scheduled. */
+  /** Workflow started → the job's plan read (startResearch done). */
+  planMs: number;
+  /** Plan read → the last enrichment lookup done: the provider chains (their critical path is the job's minus one model call). */
+  lookupsMs: number;
+  /** Last lookup done → generateInsights scheduled. */
   toInsightsMs: number;
+  /** generateInsights scheduled → completed: the model call. */
+  insightsMs: number;
   /** generateInsights completed → workflow completed (finishResearch and the last workflow task). */
   finishMs: number;
+}
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']>[number];
+
+const LOOKUPS = new Set(['fetchPerson', 'fetchPersonPosts', 'fetchCompany', 'fetchCompanyPosts', 'fetchCompanyNews', 'fetchDecisionMakers', 'detectTechnologies', 'planCompany']);
+
+const millis = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(time?.seconds ?? 0) * 1000 + Math.round((time?.nanos ?? 0) / 1e6);
+
+/**
+ * When each activity of a history finished, by type: a regular activity at its
+ * completion event; a local activity (recorded as a marker when its workflow
+ * task completes) at the completion time its marker holds.
+ */
+function activityEnds(events: HistoryEvent[]): Array<{ type: string; scheduledMs: number | null; doneMs: number }> {
+  const scheduled = new Map<string, { type: string; ms: number }>();
+  const ends: Array<{ type: string; scheduledMs: number | null; doneMs: number }> = [];
+  for (const event of events) {
+    const schedule = event.activityTaskScheduledEventAttributes;
+    if (schedule) scheduled.set(String(event.eventId), { type: schedule.activityType?.name ?? '?', ms: millis(event.eventTime) });
+    const done = event.activityTaskCompletedEventAttributes;
+    const origin = done ? scheduled.get(String(done.scheduledEventId)) : undefined;
+    if (origin) ends.push({ type: origin.type, scheduledMs: origin.ms, doneMs: millis(event.eventTime) });
+    const marker = event.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : null;
+    if (data) {
+      const details = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string; complete_time: { seconds: number; nanos: number } };
+      ends.push({ type: details.activity_type, scheduledMs: null, doneMs: millis(details.complete_time) });
+    }
+  }
+  return ends;
 }
 
 /** Mean phases of the given workflows' histories: what the critical path does not account for. */
 export async function jobTimelines(address: string, workflowIds: string[]): Promise<JobTimeline> {
   const connection = await Connection.connect({ address });
-  const sums = { startMs: 0, toInsightsMs: 0, finishMs: 0 };
-  const activities = new Map<string, number[]>();
+  const sums: JobTimeline = { planMs: 0, lookupsMs: 0, toInsightsMs: 0, insightsMs: 0, finishMs: 0 };
   try {
     const client = new Client({ connection });
     for (const workflowId of workflowIds) {
-      const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
-      const at = (event: (typeof events & object)[number]) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
-      const scheduled = new Map<string, { type: string; ms: number }>();
-      let started = NaN;
-      let firstScheduled = NaN;
-      let lastProviderCompleted = 0;
-      let insightsScheduled = NaN;
-      let insightsCompleted = NaN;
-      let completed = NaN;
-      for (const event of events ?? []) {
-        const ms = at(event);
-        if (event.workflowExecutionStartedEventAttributes) started = ms;
-        if (event.workflowExecutionCompletedEventAttributes) completed = ms;
-        const schedule = event.activityTaskScheduledEventAttributes;
-        if (schedule) {
-          const type = schedule.activityType?.name ?? '?';
-          scheduled.set(String(event.eventId), { type, ms });
-          if (Number.isNaN(firstScheduled)) firstScheduled = ms;
-          if (type === 'generateInsights') insightsScheduled = ms;
-        }
-        const done = event.activityTaskCompletedEventAttributes;
-        if (done) {
-          const origin = scheduled.get(String(done.scheduledEventId));
-          if (!origin) continue;
-          activities.set(origin.type, [...(activities.get(origin.type) ?? []), ms - origin.ms]);
-          if (origin.type === 'generateInsights') insightsCompleted = ms;
-          else if (origin.type.startsWith('fetch') || origin.type === 'detectTechnologies') lastProviderCompleted = Math.max(lastProviderCompleted, ms);
-        }
-      }
-      sums.startMs += firstScheduled - started;
-      sums.toInsightsMs += insightsScheduled - lastProviderCompleted;
-      sums.finishMs += completed - insightsCompleted;
+      const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      const started = millis(events.find((event) => event.workflowExecutionStartedEventAttributes)?.eventTime);
+      const completed = millis(events.find((event) => event.workflowExecutionCompletedEventAttributes)?.eventTime);
+      const ends = activityEnds(events);
+      const planned = ends.find((end) => end.type === 'startResearch')?.doneMs ?? NaN;
+      const lookupsDone = Math.max(...ends.filter((end) => LOOKUPS.has(end.type)).map((end) => end.doneMs));
+      const insights = ends.find((end) => end.type === 'generateInsights');
+      sums.planMs += planned - started;
+      sums.lookupsMs += lookupsDone - planned;
+      sums.toInsightsMs += (insights?.scheduledMs ?? NaN) - lookupsDone;
+      sums.insightsMs += (insights?.doneMs ?? NaN) - (insights?.scheduledMs ?? NaN);
+      sums.finishMs += completed - (insights?.doneMs ?? NaN);
     }
   } finally {
     await connection.close();
   }
   const mean = (total: number) => Math.round((total / workflowIds.length) * 10) / 10;
   return {
-    startMs: mean(sums.startMs),
-    activityMs: Object.fromEntries([...activities].map(([type, values]) => [type, Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 10) / 10])),
+    planMs: mean(sums.planMs),
+    lookupsMs: mean(sums.lookupsMs),
     toInsightsMs: mean(sums.toInsightsMs),
+    insightsMs: mean(sums.insightsMs),
     finishMs: mean(sums.finishMs),
   };
 }

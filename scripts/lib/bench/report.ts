@@ -118,9 +118,7 @@ function escapeXml(value: string): string {
 
 /** Where a level's time went beyond the critical path, from its last jobs' histories. */
 export function formatTimeline(level: OverheadLevel, modelLatencyMs: number): string {
-  const { startMs, activityMs, toInsightsMs, finishMs } = level.timeline;
-  const activities = Object.entries(activityMs)
-    .map(([type, ms]) => `${type} ${ms.toFixed(0)}`)
-    .join(', ');
-  return `  ${level.inFlight} in flight: start → first activity ${startMs} ms; activities scheduled → completed (ms): ${activities}; providers done → insights scheduled ${toInsightsMs} ms; insights done → completed ${finishMs} ms (model call configured ${modelLatencyMs} ms)`;
+  const { planMs, lookupsMs, toInsightsMs, insightsMs, finishMs } = level.timeline;
+  const providerPathMs = level.criticalPathMs.p50 - modelLatencyMs;
+  return `  ${level.inFlight} in flight: start → plan read ${planMs} ms; lookups ${lookupsMs} ms (provider chains' critical path ${providerPathMs} ms); lookups done → insights scheduled ${toInsightsMs} ms; insights ${insightsMs} ms (model call configured ${modelLatencyMs} ms); insights done → completed ${finishMs} ms`;
 }
