@@ -26,6 +26,14 @@ describe('the 3-minute deadline (configurable here to 4 s)', () => {
     const ended = await stack.api.waitForEnd(key, accepted.body.research_id, 30_000);
     expect(ended.body).toEqual({ research_id: accepted.body.research_id, status: 'failed', error: 'timeout' });
     expect(await creditState(stack, accountId)).toEqual({ used: 0, kinds: ['consume', 'refund'] });
+    // Ended by the workflow at the deadline itself, while its lookups still
+    // waited: not when they returned (10 s) nor by the API's backstop.
+    const [row] = await stack.orm.em.fork().getConnection().execute(
+      'select extract(epoch from completed_at - submitted_at) * 1000 as ms from research_job where id = ?',
+      [accepted.body.research_id],
+    );
+    expect(Number(row.ms)).toBeGreaterThanOrEqual(4_000);
+    expect(Number(row.ms)).toBeLessThan(4_000 + 3_000);
     // The job row ends inside the refund activity; the workflow closes one task later.
     const handle = stack.temporal.workflow.getHandle(accepted.body.research_id);
     expect(await handle.result()).toBe('failed');
