@@ -6,6 +6,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
+import { JobEndNotifications } from '../../db/job-end-notifications.ts';
 import { createStatusPool, type StatusPool } from '../../db/status-pool.ts';
 import { CompletedReplyCache } from '../../services/completed-reply-cache.ts';
 import { KeyAndJobStatusReader } from '../../services/job-status.ts';
@@ -40,10 +41,11 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const base62 = (length: number) => Array.from({ length }, () => BASE62[randomInt(62)]).join('');
 
 /**
- * Encoded as one path segment. Dots too: a segment of only `.` or `..` would be
- * resolved away by the URL parser, and the request would reach another path.
+ * Encoded as one path segment. A segment of only `.` or `..` cannot be sent at
+ * all: URL parsers resolve it away, `%2E` forms included (WHATWG URL), and the
+ * request reaches another path. Such an id gets a letter in front.
  */
-const asSegment = (text: string) => encodeURIComponent(text).replaceAll('.', '%2E');
+const asSegment = (text: string) => (/^\.{1,2}$/.test(text) ? `x${text}` : encodeURIComponent(text));
 
 /** One hostile id, as a single encoded path segment. */
 function randomId(index: number): string {
@@ -96,7 +98,11 @@ describe('unknown ids and ids of another account', () => {
       queries.push(`${statement.text} ${JSON.stringify(statement.values)}`);
       return query(statement);
     }) as typeof statusPool.query;
-    const app = createApp({ orm, statusReader: new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(1024 * 1024)), temporal: stack.temporal, config: stack.config, logger, clock: () => new Date() });
+    const app = createApp({
+      orm,
+      statusReader: new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(1024 * 1024)),
+      jobEnds: new JobEndNotifications(stack.config.databaseUrl, logger), // not started: these tests send no ?wait
+      temporal: stack.temporal, config: stack.config, logger, clock: () => new Date() });
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     api = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, orm, statusPool };
