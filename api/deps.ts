@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
+import type { JobEndNotifications } from '../db/job-end-notifications.ts';
 import type { KeyAndJobStatusReader } from '../services/job-status.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -9,6 +10,8 @@ export interface ApiDeps {
   orm: Orm;
   /** Status polls: authentication and the job's row, batched, on connections of their own. */
   statusReader: KeyAndJobStatusReader;
+  /** Wakes `?wait` long polls when their job ends (PostgreSQL LISTEN). */
+  jobEnds: JobEndNotifications;
   temporal: Client;
   config: Config;
   logger: Logger;

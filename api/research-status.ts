@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.ts';
 import type { StatusReply } from '../domain/research-reply.ts';
 import { hasEnded } from '../db/entities/research-job.ts';
 import { failJob } from '../services/research-jobs.ts';
-import { findJobStatus, hasJobEnded, type JobStatusRow } from '../services/job-status.ts';
+import { findJobStatus, type JobStatusRow } from '../services/job-status.ts';
 import { medianCompletionSeconds, remainingSeconds } from '../services/estimates.ts';
 import { cancelResearchWorkflow } from '../lib/research-workflow-client.ts';
 import type { ApiDeps } from './deps.ts';
@@ -40,10 +40,10 @@ const reply = (body: StatusReply) => JSON.stringify(body);
 
 /**
  * Extension `?wait=N`: holds the reply until the job ends or N seconds pass.
- * While waiting it reads only the job's status column, often at first (a cache
- * hit ends within a few hundred milliseconds) and then less often; the full
- * reply (with the estimate and the backstop check) is built once, at the end.
- * An unknown id ends the wait at once, with the same 404.
+ * It registers for the job's end (db/job-end-notifications.ts), then re-reads
+ * the row (an end in between is not missed) and sleeps until the end is
+ * announced; the full reply (with the estimate and the backstop check) is
+ * built once, at the end. An unknown id ends the wait at once, with the same 404.
  */
 export async function waitForStatus(
   deps: ApiDeps,
@@ -52,21 +52,18 @@ export async function waitForStatus(
   job: JobStatusRow | null,
   waitSeconds: number,
 ): Promise<string | Buffer> {
-  if (!job || hasEnded(job.status)) return researchStatus(deps, em, accountId, job);
-  const startedAt = Date.now();
-  const deadline = startedAt + waitSeconds * 1000;
-  for (;;) {
-    const pollMs = waitPollMs(Date.now() - startedAt);
-    if (Date.now() + pollMs > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-    if (await hasJobEnded(em.fork(), accountId, job.id)) break;
+  const deadline = Date.now() + waitSeconds * 1000;
+  let current = job;
+  while (current && !hasEnded(current.status)) {
+    const remainingMs = deadline - Date.now();
+    if (remainingMs <= 0) break;
+    const jobEnd = deps.jobEnds.wait(current.id, remainingMs);
+    current = await findJobStatus(em, accountId, current.id);
+    if (!current || hasEnded(current.status)) {
+      jobEnd.cancel();
+      break;
+    }
+    await jobEnd.outcome;
   }
-  return researchStatus(deps, em, accountId, await findJobStatus(em, accountId, job.id));
-}
-
-/** Poll interval by time waited so far: 10 ms for the first second, then up to 250 ms. */
-function waitPollMs(waitedMs: number): number {
-  if (waitedMs < 1_000) return 10;
-  if (waitedMs < 3_000) return 50;
-  return 250;
+  return researchStatus(deps, em, accountId, current);
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { initOrm } from '../db/orm.ts';
+import { JobEndNotifications } from '../db/job-end-notifications.ts';
 import { createStatusPool } from '../db/status-pool.ts';
 import { CompletedReplyCache } from '../services/completed-reply-cache.ts';
 import { KeyAndJobStatusReader } from '../services/job-status.ts';
@@ -25,7 +26,9 @@ export async function bootstrapApi(config: Config, logger: Logger, clock: () => 
   const statusPool = createStatusPool(config.databaseUrl, logger);
   const temporal = await connectTemporalClient(config);
   const statusReader = new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(COMPLETED_REPLY_CACHE_BYTES));
-  const app = createApp({ orm, statusReader, temporal, config, logger, clock });
+  const jobEnds = new JobEndNotifications(config.databaseUrl, logger);
+  await jobEnds.start();
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   // Keep-alive longer than typical load-balancer idle timeouts avoids resets under load.
@@ -40,6 +43,7 @@ export async function bootstrapApi(config: Config, logger: Logger, clock: () => 
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await temporal.connection.close();
+      await jobEnds.close();
       await statusPool.end();
       await orm.close();
     },

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hasEnded, type ResearchJobStatus } from '../db/entities/research-job.ts';
+import type { ResearchJobStatus } from '../db/entities/research-job.ts';
 import type { StatusPool } from '../db/status-pool.ts';
 import { API_KEY_PATTERN } from '../lib/ids.ts';
 import { hashApiKey, type AuthenticatedKey } from './api-keys.ts';
@@ -117,14 +117,6 @@ export async function findJobStatus(em: EntityManager, accountId: number, resear
       accountId,
     ]);
   return rows[0] ?? null;
-}
-
-/** Whether a job known to exist has ended, reading only its status column (the `?wait` loop). */
-export async function hasJobEnded(em: EntityManager, accountId: number, researchId: string): Promise<boolean> {
-  const rows: Array<{ status: ResearchJobStatus }> = await em
-    .getConnection()
-    .execute('select status from research_job where id = ? and account_id = ?', [researchId, accountId]);
-  return rows.length === 0 || hasEnded(rows[0].status);
 }
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
