@@ -19,6 +19,8 @@ export interface BenchStack {
   temporalAddress: string;
   orm: Orm;
   pids: { worker: number; api: number };
+  /** Inspector ports of the worker and the API (see collect-garbage.ts). */
+  inspectorPorts: { worker: number; api: number };
   temporalSqlitePragmas: string[];
   /** A key of a fresh Scale account with credits for every job of the run. */
   newApiKey(label: string): Promise<string>;
@@ -57,11 +59,18 @@ export async function startBenchStack(options: { log: (line: string) => void; te
     const apiPort = await freePort();
     // Both log at warn: a log line per request or activity is not what is measured.
     const appEnv = { ...env, ...services.env, PORT: String(apiPort), LOG_LEVEL: 'warn' };
-    const node = (entry: string) => ['--disable-warning=ExperimentalWarning', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(workDir, 'profiles')}`] : []), join(ROOT, entry)];
+    // The inspector (idle unless the memory part asks for a garbage collection) on ports of our choosing.
+    const inspectorPorts = { worker: await freePort(), api: await freePort() };
+    const node = (entry: string, inspectorPort: number) => [
+      '--disable-warning=ExperimentalWarning',
+      `--inspect=127.0.0.1:${inspectorPort}`,
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(workDir, 'profiles')}`] : []),
+      join(ROOT, entry),
+    ];
     const logFile = (name: string) => join(workDir, 'logs', `${name}.log`);
-    const worker = startProcess('worker', process.execPath, node('worker/main.ts'), { env: appEnv, logFile: logFile('worker') });
+    const worker = startProcess('worker', process.execPath, node('worker/main.ts', inspectorPorts.worker), { env: appEnv, logFile: logFile('worker') });
     apps.push(worker);
-    const api = startProcess('api', process.execPath, node('api/main.ts'), { env: appEnv, logFile: logFile('api') });
+    const api = startProcess('api', process.execPath, node('api/main.ts', inspectorPorts.api), { env: appEnv, logFile: logFile('api') });
     apps.push(api);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitFor('API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 90_000);
@@ -84,6 +93,7 @@ export async function startBenchStack(options: { log: (line: string) => void; te
       temporalAddress: services.env.TEMPORAL_ADDRESS,
       orm: ormHandle,
       pids: { worker: worker.child.pid!, api: api.child.pid! },
+      inspectorPorts,
       temporalSqlitePragmas,
       async newApiKey(label) {
         const account = await createAccount(ormHandle.em.fork(), { ownerEmail: `bench-${label}@example.com`, plan: 'scale', language: 'en' }, new Date());

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { residentMiB, type BenchStack } from './bench-stack.ts';
+import { collectGarbage } from './collect-garbage.ts';
 import { runClosedLoop, runJob } from './research-client.ts';
 
 export interface MemoryResult {
@@ -8,7 +9,7 @@ export interface MemoryResult {
   concurrency: number;
   failed: number;
   jobsPerSecond: number;
-  /** MiB of VmRSS, after the first and the last batch. */
+  /** MiB of VmRSS, after the first and the last batch, each right after a full garbage collection. */
   worker: { first: number; last: number; growthPercent: number };
   api: { first: number; last: number; growthPercent: number };
 }
@@ -36,8 +37,11 @@ export async function measureMemory(
     return wallMs;
   };
   const reading = async () => {
-    // Let in-flight work settle (timers, sockets) before reading.
+    // Let in-flight work settle (timers, sockets), then collect: between two
+    // collections the API's RSS swings by ~150 MiB under this load.
     await sleep(3_000);
+    await Promise.all([collectGarbage(stack.inspectorPorts.worker), collectGarbage(stack.inspectorPorts.api)]);
+    await sleep(1_000);
     return { worker: residentMiB(stack.pids.worker), api: residentMiB(stack.pids.api) };
   };
   let wallMs = await batch(options.firstAt);
