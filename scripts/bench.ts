@@ -8,9 +8,9 @@
 //   --quick                               fewer jobs everywhere (~3 min), for a smoke run
 //   --levels 1,50,200                     jobs in flight for the overhead part
 //   --overhead-jobs N                     jobs per level (default: max(20, 2 × in flight))
-//   --overhead-poll-ms N|wait             status GETs N ms apart (default 1000; the ratio is read from
-//                                         the job row), or `wait` for long polls (the client's view,
-//                                         but each long poll reads the row every 10–250 ms)
+//   --overhead-poll-ms wait|N             how the client watches its jobs: `?wait=10` long polls, woken
+//                                         when the job ends (default), or plain GETs N ms apart; the
+//                                         table's ratio is read from the job row either way
 //   --provider-latency-ms N               one latency for every provider endpoint (default: 300–800 ms per endpoint)
 //   --model-latency-ms N                  per model call (default 1500)
 //   --cache-jobs N --cache-concurrency N  cache-hit part (default 300 jobs, 1 in flight)
@@ -65,7 +65,7 @@ const settings = {
   quick,
   levels,
   overheadJobsAt: (inFlight: number) => number('overhead-jobs', quick ? Math.max(5, inFlight) : Math.max(20, 2 * inFlight)),
-  overheadPollMs: flags['overhead-poll-ms'] === 'wait' ? undefined : number('overhead-poll-ms', 1_000),
+  overheadPollMs: flags['overhead-poll-ms'] === undefined || flags['overhead-poll-ms'] === 'wait' ? undefined : number('overhead-poll-ms', 1_000),
   providerLatenciesMs: providerLatencies,
   modelLatencyMs: number('model-latency-ms', DEFAULT_MODEL_LATENCY_MS),
   cacheJobs: number('cache-jobs', quick ? 100 : 300),

@@ -17,9 +17,7 @@ export interface JobSample {
 /**
  * One job as a client runs it: POST /research, then long polls of
  * GET /research-status/{id}?wait=10 (the extension a client would use) until
- * the job ends; or, with `pollMs`, plain GETs that far apart (a long poll reads
- * the job row every 10–250 ms, which at hundreds of jobs in flight is a load
- * of its own).
+ * the job ends; or, with `pollMs`, plain GETs that far apart.
  */
 export async function runJob(apiUrl: string, apiKey: string, email: string, options: { pollMs?: number } = {}): Promise<JobSample> {
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
