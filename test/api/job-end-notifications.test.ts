@@ -31,9 +31,14 @@ async function queuedJob(): Promise<string> {
 
 const endJob = (researchId: string) => failJob(stack.orm.em.fork(), researchId, 'internal_error', new Date());
 
-/** The backend of the listener's LISTEN connection, as PostgreSQL sees it. */
+/**
+ * The backends of LISTEN connections on this file's database, as PostgreSQL
+ * sees them (other test files share the server, with databases of their own).
+ */
+const LISTENERS = `from pg_stat_activity where query = 'listen research_job_ended' and datname = current_database()`;
+
 async function listenerBackends(): Promise<number[]> {
-  const rows = await stack.orm.em.fork().getConnection().execute(`select pid from pg_stat_activity where query = 'listen research_job_ended'`);
+  const rows = await stack.orm.em.fork().getConnection().execute(`select pid ${LISTENERS}`);
   return rows.map((row) => Number(row.pid));
 }
 
@@ -55,7 +60,7 @@ describe('job-end notifications', () => {
   it('wake every waiter when the connection is lost, then listen again', async () => {
     const waiting = listener.wait(await queuedJob(), 20_000);
     const before = await listenerBackends();
-    await stack.orm.em.fork().getConnection().execute('select pg_terminate_backend(pid) from pg_stat_activity where query = ?', ['listen research_job_ended']);
+    await stack.orm.em.fork().getConnection().execute(`select pg_terminate_backend(pid) ${LISTENERS}`);
     expect(await waiting.outcome).toBe('interrupted');
 
     // Back within the reconnect delays: a new backend listens, and ends are announced again.
