@@ -3,11 +3,11 @@ import type { Logger } from '../lib/logger.ts';
 
 /**
  * A plain `pg` pool for the API's hottest statement, the status read (clients
- * poll it). MikroORM sends every statement as text, parsed and planned again
- * each time; a named statement here is prepared once per connection. Few
- * connections: each serves a thousand reads a second, and fewer backends
- * contend less for the cores (`npm run bench`, status part: 4 connections gave
- * ~3,400 req/s, 20 gave ~2,200).
+ * poll it; services/job-status.ts batches the polls). MikroORM sends every
+ * statement as text, parsed and planned again each time; a named statement
+ * here is prepared once per connection. Few connections: fewer backends
+ * contend less for the cores (`npm run bench`, status part, one statement per
+ * poll: 4 connections gave ~3,400 req/s, 20 gave ~2,200).
  */
 const STATUS_POOL_CONNECTIONS = 4;
 
