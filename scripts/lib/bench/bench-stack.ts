@@ -121,6 +121,15 @@ export async function startBenchStack(options: { log: (line: string) => void; te
   }
 }
 
+/** Each job's submitted → completed time from its row, in ms (one clock: the server's). */
+export async function completionMsByJob(stack: BenchStack, researchIds: string[]): Promise<Map<string, number>> {
+  const rows: Array<{ id: string; completed_ms: number }> = await stack.orm.em.fork().getConnection().execute(
+    `select id, extract(epoch from completed_at - submitted_at) * 1000 as completed_ms from research_job where id in (${researchIds.map(() => '?').join(',')})`,
+    researchIds,
+  );
+  return new Map(rows.map((row) => [row.id, Number(row.completed_ms)]));
+}
+
 /** Resident set size of a process, in MiB (VmRSS). */
 export function residentMiB(pid: number): number {
   const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB/m);

@@ -1,4 +1,4 @@
-import type { BenchStack } from './bench-stack.ts';
+import { completionMsByJob, type BenchStack } from './bench-stack.ts';
 import { profileHistories } from './history-profile.ts';
 import { runClosedLoop, runJob, summarise, type Percentiles } from './research-client.ts';
 
@@ -26,11 +26,7 @@ export async function measureCacheHits(stack: BenchStack, options: { email: stri
   const { results: samples, wallMs } = await runClosedLoop(options.jobs, options.concurrency, () => runJob(stack.apiUrl, apiKey, options.email));
 
   // Where the time went, from the job rows (one clock: the API and the worker run on this machine).
-  const rows: Array<{ id: string; completed_ms: number }> = await stack.orm.em.fork().getConnection().execute(
-    `select id, extract(epoch from completed_at - submitted_at) * 1000 as completed_ms from research_job where id in (${samples.map(() => '?').join(',')})`,
-    samples.map((s) => s.researchId),
-  );
-  const serverMs = new Map(rows.map((row) => [row.id, Number(row.completed_ms)]));
+  const serverMs = await completionMsByJob(stack, samples.map((s) => s.researchId));
   const history = await profileHistories(stack.temporalAddress, samples.slice(-20).map((s) => s.researchId));
   return {
     jobs: samples.length,

@@ -1,28 +1,41 @@
 import { Client, Connection } from '@temporalio/client';
 
-/** Mean gap between consecutive history events of the given workflows: where Temporal's time goes. */
-export async function profileHistories(address: string, workflowIds: string[]): Promise<Array<[string, number]>> {
+type HistoryEvent = NonNullable<Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']>[number];
+
+const millis = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(time?.seconds ?? 0) * 1000 + Math.round((time?.nanos ?? 0) / 1e6);
+
+const meanOf = (values: number[]) => Math.round((values.reduce((sum, v) => sum + v, 0) / values.length) * 10) / 10;
+
+/** The history events of each given workflow, in order, over one connection. */
+async function fetchHistories(address: string, workflowIds: string[]): Promise<HistoryEvent[][]> {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection });
-    const gaps = new Map<string, number[]>();
-    for (const workflowId of workflowIds) {
-      const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
-      let previous: { name: string; ms: number } | null = null;
-      for (const event of events ?? []) {
-        const ms = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
-        const name = eventName(event);
-        if (previous) {
-          const step = `${previous.name} → ${name}`;
-          gaps.set(step, [...(gaps.get(step) ?? []), ms - previous.ms]);
-        }
-        previous = { name, ms };
-      }
-    }
-    return [...gaps].map(([step, values]): [string, number] => [step, Math.round((values.reduce((sum, v) => sum + v, 0) / values.length) * 10) / 10]);
+    const histories: HistoryEvent[][] = [];
+    for (const workflowId of workflowIds) histories.push((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []);
+    return histories;
   } finally {
     await connection.close();
   }
+}
+
+/** Mean gap between consecutive history events of the given workflows: where Temporal's time goes. */
+export async function profileHistories(address: string, workflowIds: string[]): Promise<Array<[string, number]>> {
+  const gaps = new Map<string, number[]>();
+  for (const events of await fetchHistories(address, workflowIds)) {
+    let previous: { name: string; ms: number } | null = null;
+    for (const event of events) {
+      const ms = millis(event.eventTime);
+      const name = eventName(event);
+      if (previous) {
+        const step = `${previous.name} → ${name}`;
+        gaps.set(step, [...(gaps.get(step) ?? []), ms - previous.ms]);
+      }
+      previous = { name, ms };
+    }
+  }
+  return [...gaps].map(([step, values]): [string, number] => [step, meanOf(values)]);
 }
 
 function eventName(event: object): string {
@@ -45,12 +58,7 @@ export interface JobTimeline {
   finishMs: number;
 }
 
-type HistoryEvent = NonNullable<Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']>[number];
-
 const LOOKUPS = new Set(['fetchPerson', 'fetchPersonPosts', 'fetchCompany', 'fetchCompanyPosts', 'fetchCompanyNews', 'fetchDecisionMakers', 'detectTechnologies', 'planCompany']);
-
-const millis = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  Number(time?.seconds ?? 0) * 1000 + Math.round((time?.nanos ?? 0) / 1e6);
 
 /**
  * When each activity of a history finished, by type: a regular activity at its
@@ -78,33 +86,21 @@ function activityEnds(events: HistoryEvent[]): Array<{ type: string; scheduledMs
 
 /** Mean phases of the given workflows' histories: what the critical path does not account for. */
 export async function jobTimelines(address: string, workflowIds: string[]): Promise<JobTimeline> {
-  const connection = await Connection.connect({ address });
-  const sums: JobTimeline = { planMs: 0, lookupsMs: 0, toInsightsMs: 0, insightsMs: 0, finishMs: 0 };
-  try {
-    const client = new Client({ connection });
-    for (const workflowId of workflowIds) {
-      const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-      const started = millis(events.find((event) => event.workflowExecutionStartedEventAttributes)?.eventTime);
-      const completed = millis(events.find((event) => event.workflowExecutionCompletedEventAttributes)?.eventTime);
-      const ends = activityEnds(events);
-      const planned = ends.find((end) => end.type === 'startResearch')?.doneMs ?? NaN;
-      const lookupsDone = Math.max(...ends.filter((end) => LOOKUPS.has(end.type)).map((end) => end.doneMs));
-      const insights = ends.find((end) => end.type === 'generateInsights');
-      sums.planMs += planned - started;
-      sums.lookupsMs += lookupsDone - planned;
-      sums.toInsightsMs += (insights?.scheduledMs ?? NaN) - lookupsDone;
-      sums.insightsMs += (insights?.doneMs ?? NaN) - (insights?.scheduledMs ?? NaN);
-      sums.finishMs += completed - (insights?.doneMs ?? NaN);
-    }
-  } finally {
-    await connection.close();
-  }
-  const mean = (total: number) => Math.round((total / workflowIds.length) * 10) / 10;
-  return {
-    planMs: mean(sums.planMs),
-    lookupsMs: mean(sums.lookupsMs),
-    toInsightsMs: mean(sums.toInsightsMs),
-    insightsMs: mean(sums.insightsMs),
-    finishMs: mean(sums.finishMs),
-  };
+  const phases = (await fetchHistories(address, workflowIds)).map((events): JobTimeline => {
+    const started = millis(events.find((event) => event.workflowExecutionStartedEventAttributes)?.eventTime);
+    const completed = millis(events.find((event) => event.workflowExecutionCompletedEventAttributes)?.eventTime);
+    const ends = activityEnds(events);
+    const planned = ends.find((end) => end.type === 'startResearch')?.doneMs ?? NaN;
+    const lookupsDone = Math.max(...ends.filter((end) => LOOKUPS.has(end.type)).map((end) => end.doneMs));
+    const insights = ends.find((end) => end.type === 'generateInsights');
+    return {
+      planMs: planned - started,
+      lookupsMs: lookupsDone - planned,
+      toInsightsMs: (insights?.scheduledMs ?? NaN) - lookupsDone,
+      insightsMs: (insights?.doneMs ?? NaN) - (insights?.scheduledMs ?? NaN),
+      finishMs: completed - (insights?.doneMs ?? NaN),
+    };
+  });
+  const mean = (phase: keyof JobTimeline) => meanOf(phases.map((timeline) => timeline[phase]));
+  return { planMs: mean('planMs'), lookupsMs: mean('lookupsMs'), toInsightsMs: mean('toInsightsMs'), insightsMs: mean('insightsMs'), finishMs: mean('finishMs') };
 }

@@ -1,4 +1,4 @@
-import type { BenchStack } from './bench-stack.ts';
+import { completionMsByJob, type BenchStack } from './bench-stack.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
 import { jobTimelines, type JobTimeline } from './history-profile.ts';
 import { runClosedLoop, runJob, summarise, type Percentiles } from './research-client.ts';
@@ -74,11 +74,7 @@ export async function measureOverhead(stack: BenchStack, options: OverheadOption
     const { results, wallMs } = await runClosedLoop(batch.length, inFlight, (index) => runJob(stack.apiUrl, apiKey, batch[index].email, { pollMs: options.pollMs }));
     const modelCallsAfter = await modelCalls(stack);
     const pathByEmail = new Map(batch.map((calls) => [calls.email, pathOf(calls)]));
-    const rows: Array<{ id: string; completed_ms: number }> = await stack.orm.em.fork().getConnection().execute(
-      `select id, extract(epoch from completed_at - submitted_at) * 1000 as completed_ms from research_job where id in (${results.map(() => '?').join(',')})`,
-      results.map((s) => s.researchId),
-    );
-    const serverMs = new Map(rows.map((row) => [row.id, Number(row.completed_ms)]));
+    const serverMs = await completionMsByJob(stack, results.map((s) => s.researchId));
     const timeline = await jobTimelines(stack.temporalAddress, results.slice(-20).map((s) => s.researchId));
     levels.push({
       inFlight,
