@@ -1,0 +1,15 @@
+import type { MailMessage } from '../mailer.ts';
+import { renderMail } from './layout.ts';
+
+export function accountDeletedEmail(data: { to: string }): MailMessage {
+  return renderMail({
+    to: data.to,
+    subject: 'Your account has been deleted',
+    heading: 'Your account has been deleted',
+    paragraphs: [
+      'As you asked, your account has been deleted: its keys, jobs, enriched data, product contexts and settings are gone.',
+      'Billing records are kept, as the law requires for invoices.',
+    ],
+    footnote: 'This is the last e-mail we send to this address.',
+  });
+}
