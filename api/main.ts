@@ -1,9 +1,17 @@
-import { loadConfig } from '../lib/config.ts';
+import { loadConfig, type Config } from '../lib/config.ts';
+import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import { createLogger } from '../lib/logger.ts';
 import { bootstrapApi } from './server.ts';
 
-const logger = createLogger('api');
-const api = await bootstrapApi(loadConfig(), logger);
+let config: Config;
+try {
+  loadDotEnv();
+  config = loadConfig();
+} catch (error) {
+  exitOnConfigError('api', error);
+}
+const logger = createLogger('api', config.logLevel);
+const api = await bootstrapApi(config, logger);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await api.close();

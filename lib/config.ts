@@ -1,22 +1,26 @@
 import { z } from 'zod';
 import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research-contract.ts';
+import { envVar, parseEnv, type Env } from './env.ts';
 
 // Only local-development values have defaults; `npm run dev` and the tests set
 // DATABASE_URL and TEMPORAL_ADDRESS themselves. `.env.example` lists every variable.
 const ZEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('127.0.0.1'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
-  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().default(RESEARCH_TASK_QUEUE),
-  RESEARCH_DEADLINE_MS: z.coerce.number().int().positive().default(RESEARCH_DEADLINE_MS),
+  PORT: envVar.port().default(3000),
+  HOST: envVar.text().default('127.0.0.1'),
+  DATABASE_URL: envVar.url(['postgres', 'postgresql']),
+  TEMPORAL_ADDRESS: envVar.hostPort().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: envVar.text().default('default'),
+  TEMPORAL_TASK_QUEUE: envVar.text().default(RESEARCH_TASK_QUEUE),
+  RESEARCH_DEADLINE_MS: envVar.int({ min: 1 }).default(RESEARCH_DEADLINE_MS),
   /** How long past its deadline a running job may go before the status endpoint checks its workflow still exists. */
-  RESEARCH_BACKSTOP_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
+  RESEARCH_BACKSTOP_GRACE_MS: envVar.int().default(15_000),
   /** How often the worker's Schedule sweeps jobs whose workflow vanished (chaos runs use seconds). */
-  RESEARCH_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(SWEEP_INTERVAL_MS),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DB_POOL_MAX: z.coerce.number().int().positive().default(20),
+  RESEARCH_SWEEP_INTERVAL_MS: envVar.int({ min: 1_000 }).default(SWEEP_INTERVAL_MS),
+  LOG_LEVEL: envVar.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DB_POOL_MAX: envVar.int({ min: 1 }).default(20),
+  /** The worker's /metrics and /healthz listener; 0 picks a free port, `off` serves none. */
+  WORKER_METRICS_PORT: z.union([z.literal('off'), envVar.port()]).describe('a port from 0 to 65535, or off').default(9464),
+  WORKER_METRICS_HOST: envVar.text().default('127.0.0.1'),
 });
 
 export interface Config {
@@ -30,16 +34,13 @@ export interface Config {
   researchSweepIntervalMs: number;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
   dbPoolMax: number;
+  /** Where the worker serves /metrics; null: nowhere. */
+  workerMetrics: { port: number; host: string } | null;
 }
 
-/** Parses the environment once at start-up and fails fast with every problem listed. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ZEnv.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${problems}`);
-  }
-  const e = parsed.data;
+/** Parses the environment once at start-up; a ConfigError names every bad variable (lib/env.ts). */
+export function loadConfig(env: Env = process.env): Config {
+  const e = parseEnv(ZEnv, env);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -50,5 +51,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     researchSweepIntervalMs: e.RESEARCH_SWEEP_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
+    workerMetrics: e.WORKER_METRICS_PORT === 'off' ? null : { port: e.WORKER_METRICS_PORT, host: e.WORKER_METRICS_HOST },
   };
 }

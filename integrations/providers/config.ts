@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envVar, parseEnv } from '../../lib/env.ts';
 
 export type ProviderId = 'pdl' | 'apollo' | 'social' | 'news';
 
@@ -15,16 +16,28 @@ export interface ProviderConfig {
   social: ProviderEndpoint | null;
   news: ProviderEndpoint | null;
   timeoutMs: number;
+  /**
+   * How many days back the news provider's plan lets `from` reach (NewsAPI:
+   * Developer one month, paid plans years). Default 365: the spec's 12-month
+   * ceiling, which also caps a larger value.
+   */
+  newsHistoryDays: number;
+  /**
+   * Where company websites are fetched from in development and tests: every
+   * host `h` is read at `<url>/h/…` (the provider world's site stand-in). Null
+   * in production: a website is fetched at its own address. Data keeps the
+   * real address either way.
+   */
+  websiteStandInUrl: string | null;
   /** Base URL of the local provider stand-in, when in use. */
   sandboxUrl: string | null;
   /** Technology detection may fetch loopback/private addresses: only for the sandbox. */
   allowPrivateNetworks: boolean;
 }
 
-// `FOO=` in a .env file means "not set", not "set to nothing".
-const blankIsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-const optionalText = z.preprocess(blankIsUnset, z.string().trim().optional());
-const optionalUrl = z.preprocess(blankIsUnset, z.url({ protocol: /^https?$/ }).optional());
+// Blank values count as unset (lib/env.ts parseEnv).
+const optionalText = envVar.text().optional();
+const optionalUrl = envVar.url(['http', 'https']).optional();
 
 const ZProviderEnv = z.object({
   PDL_API_KEY: optionalText,
@@ -36,15 +49,17 @@ const ZProviderEnv = z.object({
   NEWS_API_KEY: optionalText,
   NEWS_BASE_URL: optionalUrl,
   PROVIDER_SANDBOX_URL: optionalUrl,
-  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
+  PROVIDER_TIMEOUT_MS: envVar.int({ min: 100, max: 120_000 }).default(10_000),
+  TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: envVar.boolean().optional(),
+  NEWS_HISTORY_DAYS: envVar.int({ min: 1, max: 3_650 }).default(365),
+  WEBSITE_STAND_IN_URL: optionalUrl,
 });
 
-// The social-data provider has no single well-known public host, so it has no default.
-const DEFAULT_BASE_URLS: Record<ProviderId, string | undefined> = {
+// The providers' documented API hosts (README "Data providers").
+const DEFAULT_BASE_URLS: Record<ProviderId, string> = {
   pdl: 'https://api.peopledatalabs.com',
   apollo: 'https://api.apollo.io',
-  social: undefined,
+  social: 'https://api.socialfetch.dev',
   news: 'https://newsapi.org',
 };
 
@@ -59,7 +74,7 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
  * when `PROVIDER_SANDBOX_URL` is set, else it is left out of the waterfall.
  */
 export function createProviderConfig(env: Record<string, string | undefined>): ProviderConfig {
-  const parsed = ZProviderEnv.parse(env);
+  const parsed = parseEnv(ZProviderEnv, env);
   const sandbox = parsed.PROVIDER_SANDBOX_URL ? trimSlash(parsed.PROVIDER_SANDBOX_URL) : undefined;
   const endpoint = (id: ProviderId, apiKey: string | undefined, baseUrl: string | undefined): ProviderEndpoint | null => {
     const realBase = baseUrl ?? DEFAULT_BASE_URLS[id];
@@ -76,9 +91,9 @@ export function createProviderConfig(env: Record<string, string | undefined>): P
     social: endpoint('social', parsed.SOCIAL_API_KEY, parsed.SOCIAL_BASE_URL),
     news: endpoint('news', parsed.NEWS_API_KEY, parsed.NEWS_BASE_URL),
     timeoutMs: parsed.PROVIDER_TIMEOUT_MS,
+    newsHistoryDays: parsed.NEWS_HISTORY_DAYS,
+    websiteStandInUrl: parsed.WEBSITE_STAND_IN_URL ? trimSlash(parsed.WEBSITE_STAND_IN_URL) : sandbox ? `${sandbox}/sites` : null,
     sandboxUrl: sandbox ?? null,
-    allowPrivateNetworks: parsed.TECH_DETECTION_ALLOW_PRIVATE_NETWORKS
-      ? parsed.TECH_DETECTION_ALLOW_PRIVATE_NETWORKS === 'true'
-      : sandbox !== undefined,
+    allowPrivateNetworks: parsed.TECH_DETECTION_ALLOW_PRIVATE_NETWORKS ?? sandbox !== undefined,
   };
 }
