@@ -31,7 +31,6 @@ export function openApiDocument(): Record<string, unknown> {
             '401': error('missing_api_key, invalid_key'),
             '409': error('idempotency_key_reused'),
             '413': error('payload_too_large'),
-            '415': error('unsupported_media_type'),
             '429': error('credits_exhausted, trial_limit_reached (with used and limit)'),
             '500': error('internal_error'),
           },

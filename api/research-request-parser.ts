@@ -11,7 +11,7 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** Checks 5–6 of DECISIONS.md plus hint types; returns the normalised request. */
 export function parseResearchRequest(body: unknown): ResearchRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('missing_email', 'Send a JSON object with an "email" field.');
+    throw new AppError('missing_email', 'Send a JSON object with an "email" field, with Content-Type: application/json.');
   }
   const fields = body as Record<string, unknown>;
   if (typeof fields.email !== 'string') throw new AppError('missing_email', 'The "email" field is required and must be a string.');

@@ -13,13 +13,33 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   idempotency_key_reused: 409,
   payload_too_large: 413,
-  unsupported_media_type: 415,
   credits_exhausted: 429,
   trial_limit_reached: 429,
   internal_error: 500,
+  // The dashboard's JSON API (/app/api/*) shares this model.
+  unauthenticated: 401,
+  forbidden_origin: 403,
+  email_not_verified: 403,
+  key_limit_reached: 409,
+  product_page_unreadable: 422,
+  too_many_attempts: 429,
+  // Billing (services/billing.ts).
+  plan_change_not_allowed: 409,
+  billing_not_configured: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * What a 429 says besides `used` and `limit` (spec §7.3): the Free plan's trial
+ * is used up until an upgrade; a paid plan waits for its next cycle or upgrades.
+ */
+export const CREDIT_REFUSAL_MESSAGES = {
+  trial_limit_reached:
+    "The Free plan's 3 credits are used. Upgrade to a paid plan on the dashboard's Billing page (/app/billing) to keep researching.",
+  credits_exhausted:
+    'No credits left in this billing cycle. Credits reset at the start of the next cycle, or upgrade on the dashboard\'s Billing page (/app/billing).',
+} as const;
 
 export class AppError extends Error {
   readonly code: ErrorCode;

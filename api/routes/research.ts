@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Context } from 'koa';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, CREDIT_REFUSAL_MESSAGES } from '../../domain/errors.ts';
 import { authenticate, bearerToken, invalidKey } from '../auth.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { parseResearchRequest } from '../research-request-parser.ts';
@@ -30,7 +30,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey, requestHash }, now);
     if (submission.outcome === 'refused') {
       const { code, used, limit } = submission.refusal;
-      throw new AppError(code, 'No credits left in this billing cycle.', { used, limit });
+      throw new AppError(code, CREDIT_REFUSAL_MESSAGES[code], { used, limit });
     }
     if (submission.outcome === 'idempotency_conflict') {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');

@@ -50,6 +50,9 @@ describe('credits (spec §8.1)', () => {
     const refused = await stack.api.research(key, { email: 't4@nowhere-corp.com' });
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ error: 'trial_limit_reached', used: 3, limit: 3 });
+    // Says why (the Free plan's 3 credits) and how to go on (an upgrade on the Billing page).
+    expect(refused.body.message).toMatch(/Free plan's 3 credits are used/);
+    expect(refused.body.message).toMatch(/\/app\/billing/);
   });
 
   it('credits reset at the next cycle start; unused credits do not roll over', async () => {

@@ -83,11 +83,22 @@ describe('request validation', () => {
     expect(reply.body).toMatchObject({ error: 'invalid_request', field: 'company_name' });
   });
 
-  it('413 payload_too_large above 64 KiB, 415 for a non-JSON content type', async () => {
+  it('413 payload_too_large above 64 KiB', async () => {
     const big = await stack.api.research(customer.key, { email: 'a@example.com', prospect_name: 'x'.repeat(70 * 1024) });
     expect([big.status, big.body.error]).toEqual([413, 'payload_too_large']);
+  });
+
+  it('a body that is not JSON is 400 missing_email, whatever its type (DECISIONS.md: the spec lists no 415)', async () => {
+    // As `curl -d 'email=a@example.com'` sends it.
+    const form = await stack.api.post('/research', null, {
+      key: customer.key,
+      rawBody: 'email=a@example.com',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect([form.status, form.body.error]).toEqual([400, 'missing_email']);
+    expect(form.body.message).toMatch(/JSON/);
     const text = await stack.api.post('/research', null, { key: customer.key, rawBody: 'email=a@example.com', headers: { 'content-type': 'text/plain' } });
-    expect([text.status, text.body.error]).toEqual([415, 'unsupported_media_type']);
+    expect([text.status, text.body.error]).toEqual([400, 'missing_email']);
   });
 
   it('no rejected request consumes a credit', async () => {

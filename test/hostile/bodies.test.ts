@@ -139,10 +139,10 @@ describe('content types', () => {
     'application/jsonx',
     'text/json-ish',
     'application/json\r\nX-Injected: 1'.replace(/\r\n/g, ' '),
-  ])('%s: 415 unsupported_media_type', async (contentType) => {
+  ])('%s: not JSON, so 400 missing_email (DECISIONS.md: no 415)', async (contentType) => {
     const before = await ledger();
     const reply = await post('{"email":"ct@nowhere-corp.com"}', { 'content-type': contentType });
-    expect([reply.status, reply.body.error]).toEqual([415, 'unsupported_media_type']);
+    expect([reply.status, reply.body.error]).toEqual([400, 'missing_email']);
     expect(await ledger()).toEqual(before);
   });
 

@@ -107,7 +107,7 @@ describe('API keys in replies and logs', () => {
     }
 
     const statuses = new Set(replies.map((reply) => reply.status));
-    for (const status of [202, 200, 400, 401, 404, 409, 415, 429]) expect(statuses, `a ${status} among the replies`).toContain(status);
+    for (const status of [202, 200, 400, 401, 404, 409, 429]) expect(statuses, `a ${status} among the replies`).toContain(status);
     for (const reply of replies) {
       const text = JSON.stringify(reply.body) + JSON.stringify([...reply.headers]);
       expect(text).not.toMatch(ANY_KEY);
