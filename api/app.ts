@@ -1,11 +1,12 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { ApiDeps, RequestState } from './deps.ts';
 import { errorMiddleware, requestLogMiddleware } from './error-middleware.ts';
 import { healthRouter } from './routes/health.ts';
 import { openApiRouter } from './routes/openapi.ts';
 import { researchRouter } from './routes/research.ts';
 
-export function createApp(deps: ApiDeps): Koa<RequestState> {
+/** `dashboard`: the dashboard's auth, JSON API and pages (api/dashboard), mounted after the research API. */
+export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] = []): Koa<RequestState> {
   const app = new Koa<RequestState>({ proxy: false });
   app.silent = true; // errors are logged by errorMiddleware, once
   app.use(requestLogMiddleware(deps.logger));
@@ -18,5 +19,6 @@ export function createApp(deps: ApiDeps): Koa<RequestState> {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
+  for (const middleware of dashboard) app.use(middleware);
   return app;
 }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { initOrm } from '../db/orm.ts';
 import { JobEndNotifications } from '../db/job-end-notifications.ts';
 import { createStatusPool } from '../db/status-pool.ts';
@@ -10,6 +10,12 @@ import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
 import { createApp } from './app.ts';
+import { loadDashboardConfig } from './dashboard/config.ts';
+import { createDashboard } from './dashboard/index.ts';
+import { createProductContextDrafter } from './dashboard/product-drafts.ts';
+import { dashboardPages } from './dashboard/static.ts';
+import { createMailer } from '../integrations/mail/mailer.ts';
+import { loadMailConfig } from '../integrations/mail/config.ts';
 
 /**
  * Replies run to ~6 KiB: the ~1,400 most recently read completed jobs, the
@@ -24,20 +30,41 @@ export interface ApiHandle {
 }
 
 /** Connects PostgreSQL (applying migrations) and Temporal, then listens. */
-export async function bootstrapApi(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<ApiHandle> {
+export async function bootstrapApi(
+  config: Config,
+  logger: Logger,
+  clock: () => Date = () => new Date(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ApiHandle> {
   const orm = await initOrm(config.databaseUrl, { poolMax: config.dbPoolMax });
   const statusPool = createStatusPool(config.databaseUrl, logger);
   const temporal = await connectTemporalClient(config);
   const statusReader = new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(COMPLETED_REPLY_CACHE_BYTES));
   const jobEnds = new JobEndNotifications(config.databaseUrl, logger);
   await jobEnds.start();
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock });
-  const server = app.listen(config.port, config.host);
+  // Listening first: the dashboard's links and origin check need the address when PUBLIC_URL is unset.
+  const server = createServer();
+  server.listen(config.port, config.host);
   await once(server, 'listening');
   // Keep-alive longer than typical load-balancer idle timeouts avoids resets under load.
   server.keepAliveTimeout = 65_000;
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
+  const dashboardConfig = loadDashboardConfig(env, url);
+  const mailer = createMailer(loadMailConfig(env));
+  const dashboard = createDashboard({
+    orm,
+    databaseUrl: config.databaseUrl,
+    temporal,
+    config: dashboardConfig,
+    mailer,
+    logger,
+    clock,
+    draftProductContext: createProductContextDrafter(env, logger),
+  });
+  const pages = await dashboardPages(dashboardConfig, server);
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  server.on('request', app.callback());
   logger.info({ url }, 'API listening');
   return {
     url,
@@ -45,6 +72,8 @@ export async function bootstrapApi(config: Config, logger: Logger, clock: () => 
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await dashboard.close();
+      mailer.close();
       await temporal.connection.close();
       await jobEnds.close();
       await statusPool.end();

@@ -4,6 +4,9 @@ import type { IAccount } from '../db/entities/account.ts';
 import { billingCycleAt, cycleShareLeft } from '../domain/billing-cycle.ts';
 import { PLANS, planRank, type PlanName } from '../domain/plans.ts';
 import type { Language } from '../domain/languages.ts';
+import type { CreditStatement } from '../domain/dashboard-replies.ts';
+
+export type { CreditStatement };
 import { lockAccount } from './credits.ts';
 
 export async function createAccount(
@@ -23,17 +26,6 @@ export async function createAccount(
   });
   await em.flush();
   return account;
-}
-
-export interface CreditStatement {
-  account_id: number;
-  plan: PlanName;
-  pending_plan: PlanName | null;
-  credits_used: number;
-  credit_limit: number;
-  credits_remaining: number;
-  cycle_start: string;
-  cycle_end: string;
 }
 
 export function creditStatement(account: IAccount): CreditStatement {
@@ -59,25 +51,36 @@ export async function changePlan(em: EntityManager, accountId: number, plan: Pla
   return em.transactional(async (tx) => {
     const account = await lockAccount(tx, accountId, now);
     if (planRank(plan) > planRank(account.plan)) {
-      const unused = Math.max(0, account.creditLimit - account.creditsUsed);
-      const cycle = billingCycleAt(account.billingAnchor, now);
-      const prorated = Math.round(PLANS[plan].creditsPerCycle * cycleShareLeft(cycle, now));
-      account.plan = plan;
-      account.pendingPlan = null;
-      account.creditLimit = account.creditsUsed + unused + prorated;
-      tx.create(CreditLedgerEntry, {
-        account,
-        researchId: null,
-        kind: 'plan_change',
-        usedDelta: 0,
-        limitAfter: account.creditLimit,
-        cycleStart: account.cycleStart,
-        note: `upgrade to ${plan}: ${unused} carried over + ${prorated} prorated`,
-      });
+      upgradeLockedAccount(tx, account, plan, now);
     } else {
       account.pendingPlan = plan === account.plan ? null : plan;
     }
     await tx.flush();
     return creditStatement(account);
+  });
+}
+
+/** What an upgrade to `plan` at `now` gives (DECISIONS.md "Plans"): the unused credits kept, plus the new plan's prorated over the cycle's rest. */
+export function upgradeCredits(account: IAccount, plan: PlanName, now: Date): { unused: number; prorated: number; limitAfter: number } {
+  const unused = Math.max(0, account.creditLimit - account.creditsUsed);
+  const cycle = billingCycleAt(account.billingAnchor, now);
+  const prorated = Math.round(PLANS[plan].creditsPerCycle * cycleShareLeft(cycle, now));
+  return { unused, prorated, limitAfter: account.creditsUsed + unused + prorated };
+}
+
+/** Upgrades an account locked by `lockAccount`, with its ledger row. */
+export function upgradeLockedAccount(em: EntityManager, account: IAccount, plan: PlanName, now: Date): void {
+  const { unused, prorated, limitAfter } = upgradeCredits(account, plan, now);
+  account.plan = plan;
+  account.pendingPlan = null;
+  account.creditLimit = limitAfter;
+  em.create(CreditLedgerEntry, {
+    account,
+    researchId: null,
+    kind: 'plan_change',
+    usedDelta: 0,
+    limitAfter: account.creditLimit,
+    cycleStart: account.cycleStart,
+    note: `upgrade to ${plan}: ${unused} carried over + ${prorated} prorated`,
   });
 }

@@ -17,7 +17,19 @@ export const Account = defineEntity({
     cycleStart: p.datetime(),
     creditsUsed: p.integer().default(0),
     creditLimit: p.integer(),
+    /** Stripe's customer for this account, created before its first Checkout. */
+    stripeCustomerId: p.string().nullable().unique(),
+    /** The paid subscription the plan follows (DECISIONS.md "Plans"); null on Free. */
+    stripeSubscriptionId: p.string().nullable(),
+    /** Stripe's status of that subscription (`active`, `past_due`, …), as last read from Stripe. */
+    subscriptionStatus: p.string().nullable(),
+    /** The better-auth user who owns the account (one owner); null until an operator-made account is claimed. */
+    ownerUserId: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** The owner asked to delete the account: its keys are revoked, sign-in refused (services/account-deletion.ts). */
+    deletionRequestedAt: p.datetime().nullable(),
+    /** The daily purge deleted everything of the account; the row stays as a tombstone without personal data. */
+    deletedAt: p.datetime().nullable(),
   },
 });
 

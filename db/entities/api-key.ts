@@ -15,6 +15,8 @@ export const ApiKey = defineEntity({
     displayPrefix: p.string(),
     createdAt: p.datetime().onCreate(() => new Date()),
     revokedAt: p.datetime().nullable(),
+    /** Written at most once a minute per key (services/key-last-use.ts). */
+    lastUsedAt: p.datetime().nullable(),
   },
 });
 

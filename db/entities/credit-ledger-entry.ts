@@ -1,8 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
 
-export const CREDIT_ENTRY_KINDS = ['consume', 'refund', 'cycle_reset', 'plan_change'] as const;
-export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
+import { CREDIT_ENTRY_KINDS } from '../../domain/dashboard-replies.ts';
+
+export { CREDIT_ENTRY_KINDS, type CreditEntryKind } from '../../domain/dashboard-replies.ts';
 
 /** Every change of an account's credit balance is one row (DECISIONS.md "Job states, time and money"). */
 export const CreditLedgerEntry = defineEntity({

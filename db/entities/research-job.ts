@@ -3,12 +3,9 @@ import { Account } from './account.ts';
 import { ProductContextRow } from './product-context.ts';
 import { ApiKey } from './api-key.ts';
 import type { ResearchRequest } from '../../domain/research-request.ts';
+import { RESEARCH_JOB_STATUSES } from '../../domain/research-job-status.ts';
 
-export const RESEARCH_JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
-export type ResearchJobStatus = (typeof RESEARCH_JOB_STATUSES)[number];
-
-/** `completed` and `failed` are final: nothing changes a job in them again. */
-export const hasEnded = (status: ResearchJobStatus): boolean => status === 'completed' || status === 'failed';
+export { RESEARCH_JOB_STATUSES, hasEnded, type ResearchJobStatus } from '../../domain/research-job-status.ts';
 
 export const ResearchJob = defineEntity({
   name: 'ResearchJob',
@@ -32,6 +29,8 @@ export const ResearchJob = defineEntity({
     requestHash: p.string().nullable(),
     /** Model tokens spent on this job (AI step). */
     modelUsage: p.json<{ calls: number; promptTokens: number; completionTokens: number }>().nullable(),
+    /** When the purge deleted the job's Temporal history (services/retention.ts); the row may outlive it. */
+    historyDeletedAt: p.datetime().nullable(),
   },
 });
 

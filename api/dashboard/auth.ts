@@ -1,0 +1,143 @@
+import { betterAuth, type BetterAuthOptions } from 'better-auth';
+import { APIError, createAuthMiddleware } from 'better-auth/api';
+import type pg from 'pg';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/dashboard.ts';
+import type { Mailer } from '../../integrations/mail/mailer.ts';
+import { resetPasswordEmail } from '../../integrations/mail/templates/reset-password.ts';
+import { verifyEmail } from '../../integrations/mail/templates/verify-email.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { DashboardConfig } from './config.ts';
+
+/** The auth endpoints' prefix: better-auth is mounted inside the dashboard's JSON API. */
+export const AUTH_BASE_PATH = '/app/api/auth';
+
+/**
+ * The header better-auth reads the client address from. The mount overwrites
+ * it on every request (from the socket, or from the configured proxy header),
+ * so a client cannot choose its own rate-limit bucket.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-dashboard-client-address';
+
+/** What the auth layer needs from the rest of the app: accounts live in our own tables. */
+export interface AccountLink {
+  /** A new sign-in user gets its account: the one an operator made for that e-mail, else a new Free one. */
+  linkOwner(user: { id: string; email: string }): Promise<void>;
+  /** An operator-made account whose owner has never signed in: its e-mail, so a password reset can create the user. */
+  hasUnclaimedAccount(email: string): Promise<boolean>;
+  /** Deleted accounts (tombstones) can never sign in again. */
+  isSignInRefused(userId: string): Promise<boolean>;
+}
+
+export interface DashboardAuthDeps {
+  pool: pg.Pool;
+  config: DashboardConfig;
+  mailer: Mailer;
+  accounts: AccountLink;
+  logger: Logger;
+}
+
+/**
+ * Our own tables are `account`, `api_key`, …; better-auth's are prefixed so that
+ * its credential table does not collide with our accounts (one owner per account).
+ */
+const AUTH_TABLES = {
+  user: { modelName: 'auth_user' },
+  session: { modelName: 'auth_session' },
+  account: { modelName: 'auth_credential' },
+  verification: { modelName: 'auth_verification' },
+} as const;
+
+export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions {
+  const { config, mailer, accounts, logger } = deps;
+  const dashboardUrl = (path: string) => `${config.publicUrl}/app${path}`;
+  return {
+    appName: 'Prospect enrichment',
+    baseURL: config.publicUrl,
+    basePath: AUTH_BASE_PATH,
+    secret: config.authSecret,
+    trustedOrigins: [config.publicUrl],
+    database: deps.pool,
+    ...AUTH_TABLES,
+    emailAndPassword: {
+      enabled: true,
+      requireEmailVerification: true,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
+      // DECISIONS.md "The dashboard": a reset ends every other session.
+      revokeSessionsOnPasswordReset: true,
+      sendResetPassword: async ({ user, url }) => {
+        await mailer.send(resetPasswordEmail({ to: user.email, url }));
+      },
+      // The reset link was opened from the mailbox: that proves the address.
+      onPasswordReset: async ({ user }) => {
+        if (!user.emailVerified) await markVerified(deps.pool, user.id);
+      },
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      sendOnSignIn: true,
+      autoSignInAfterVerification: true,
+      sendVerificationEmail: async ({ user, url }) => {
+        await mailer.send(verifyEmail({ to: user.email, url }));
+      },
+    },
+    session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },
+    rateLimit: {
+      enabled: true,
+      storage: 'database',
+      modelName: 'auth_rate_limit',
+      window: 60,
+      max: 100,
+      customRules: {
+        '/sign-in/email': { window: 60, max: 10 },
+        '/sign-up/email': { window: 60, max: 5 },
+        '/request-password-reset': { window: 60, max: 5 },
+        '/send-verification-email': { window: 60, max: 5 },
+      },
+    },
+    advanced: {
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
+      useSecureCookies: config.publicUrl.startsWith('https://'),
+      defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          after: async (user) => accounts.linkOwner({ id: user.id, email: user.email }),
+        },
+      },
+      session: {
+        create: {
+          before: async (session) => {
+            if (await accounts.isSignInRefused(session.userId)) return false;
+            return { data: session };
+          },
+        },
+      },
+    },
+    hooks: {
+      // An account made with the admin command has no sign-in user yet: a
+      // password reset for its e-mail creates one, and the reset proves the address.
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== '/request-password-reset') return;
+        const email = String(ctx.body?.email ?? '').trim().toLowerCase();
+        if (!email || !(await accounts.hasUnclaimedAccount(email))) return;
+        const existing = await ctx.context.internalAdapter.findUserByEmail(email);
+        if (!existing) await ctx.context.internalAdapter.createUser({ email, name: email, emailVerified: false }, { method: 'password-reset' } as never);
+      }),
+    },
+    onAPIError: { throw: false, onError: (error) => logger.warn({ err: error instanceof APIError ? error.message : error }, 'auth error') },
+    telemetry: { enabled: false },
+    logger: { disabled: false, level: 'warn', log: (level, message) => logger[level]({ auth: true }, message) },
+  };
+}
+
+export function createDashboardAuth(deps: DashboardAuthDeps) {
+  return betterAuth(dashboardAuthOptions(deps));
+}
+
+export type DashboardAuth = ReturnType<typeof createDashboardAuth>;
+
+async function markVerified(pool: pg.Pool, userId: string): Promise<void> {
+  await pool.query('update auth_user set "emailVerified" = true, "updatedAt" = now() where id = $1', [userId]);
+}

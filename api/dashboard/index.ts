@@ -1,0 +1,57 @@
+import Router from '@koa/router';
+import type { Client } from '@temporalio/client';
+import type { Middleware } from 'koa';
+import pg from 'pg';
+import type { Orm } from '../../db/orm.ts';
+import type { ProductContext } from '../../domain/product-context.ts';
+import type { Mailer } from '../../integrations/mail/mailer.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { findAccountOfUser, hasUnclaimedAccount, linkAccountOwner } from '../../services/account-owners.ts';
+import type { RequestState } from '../deps.ts';
+import { createDashboardAuth, type AccountLink, type DashboardAuth } from './auth.ts';
+import { authMount } from './auth-mount.ts';
+import type { DashboardConfig } from './config.ts';
+import { sameOriginOnly, signedInOnly, type DashboardState } from './guard.ts';
+import { accountRouter } from './routes/account.ts';
+import { jobsRouter } from './routes/jobs.ts';
+import { keysRouter } from './routes/keys.ts';
+
+export interface DashboardDeps {
+  orm: Orm;
+  databaseUrl: string;
+  temporal: Client;
+  config: DashboardConfig;
+  mailer: Mailer;
+  logger: Logger;
+  clock: () => Date;
+  draftProductContext(url: string): Promise<ProductContext>;
+}
+
+export interface Dashboard {
+  auth: DashboardAuth;
+  /** The auth endpoints and the JSON API under /app/api. */
+  middleware: Middleware<RequestState>[];
+  close(): Promise<void>;
+}
+
+/** The dashboard's server side: better-auth, and one thin router per page concern (DESIGN.md "The dashboard"). */
+export function createDashboard(deps: DashboardDeps): Dashboard {
+  const pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 5 });
+  const auth = createDashboardAuth({ pool, config: deps.config, mailer: deps.mailer, accounts: accountLink(deps), logger: deps.logger });
+  const api = new Router<DashboardState>({ prefix: '/app/api' });
+  api.use(signedInOnly(auth, deps.clock));
+  for (const router of [accountRouter(), keysRouter(deps), jobsRouter(deps)]) api.use(router.routes(), router.allowedMethods());
+  return {
+    auth,
+    middleware: [sameOriginOnly(deps.config) as Middleware<RequestState>, authMount(auth, deps.config, deps.clock), api.routes() as Middleware<RequestState>],
+    close: () => pool.end(),
+  };
+}
+
+function accountLink(deps: DashboardDeps): AccountLink {
+  return {
+    linkOwner: async (user) => void (await linkAccountOwner(deps.orm.em.fork(), user, deps.clock())),
+    hasUnclaimedAccount: (email) => hasUnclaimedAccount(deps.orm.em.fork(), email),
+    isSignInRefused: async (userId) => (await findAccountOfUser(deps.orm.em.fork(), userId, deps.clock())) === null,
+  };
+}

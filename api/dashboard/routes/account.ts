@@ -1,0 +1,36 @@
+import Router from '@koa/router';
+import { ZPreferences } from '../../../domain/dashboard.ts';
+import { PLANS } from '../../../domain/plans.ts';
+import { creditStatement } from '../../../services/accounts.ts';
+import { usageOfCycle } from '../../../services/dashboard-usage.ts';
+import { parseBody, type DashboardState } from '../guard.ts';
+
+/** The signed-in account itself: who, which plan, its preferences and its usage. */
+export function accountRouter(): Router<DashboardState> {
+  const router = new Router<DashboardState>();
+
+  router.get('/me', async (ctx) => {
+    const { account, user } = ctx.state;
+    ctx.body = {
+      email: user.email,
+      emailVerified: user.emailVerified,
+      accountId: account.id,
+      plan: PLANS[account.plan],
+      language: account.language,
+      credits: creditStatement(account),
+    };
+  });
+
+  router.put('/preferences', async (ctx) => {
+    const preferences = await parseBody(ctx, ZPreferences);
+    ctx.state.account.language = preferences.language;
+    await ctx.state.em.flush();
+    ctx.body = { language: ctx.state.account.language };
+  });
+
+  router.get('/usage', async (ctx) => {
+    ctx.body = await usageOfCycle(ctx.state.em, ctx.state.account);
+  });
+
+  return router;
+}

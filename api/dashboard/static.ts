@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import type { Middleware } from 'koa';
+import send from 'koa-send';
+import type { DashboardConfig } from './config.ts';
+
+export const DASHBOARD_ROOT = join(import.meta.dirname, '..', '..', 'dashboard');
+export const DASHBOARD_DIST = join(DASHBOARD_ROOT, 'dist');
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+
+const isPagePath = (path: string) => (path === '/app' || path.startsWith('/app/')) && !path.startsWith('/app/api/');
+
+/**
+ * The dashboard's pages at /app, from the same origin as its JSON API: built
+ * files from dashboard/dist (hashed assets cached for a year, every other path
+ * answered with index.html for the client-side router), or Vite with hot
+ * reload in development.
+ */
+export async function dashboardPages(config: DashboardConfig, server: Server): Promise<Middleware | null> {
+  if (config.mode === 'off') return null;
+  if (config.mode === 'dev') return viteMiddleware(server);
+  if (!existsSync(join(DASHBOARD_DIST, 'index.html'))) {
+    throw new Error('Invalid configuration: DASHBOARD_MODE=dist but dashboard/dist is missing; run `npm run build` (or set DASHBOARD_MODE=dev)');
+  }
+  return async (ctx, next) => {
+    if (!isPagePath(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    if (ctx.path === '/app') return ctx.redirect('/app/');
+    const isAsset = ctx.path.startsWith('/app/assets/');
+    const file = ctx.path.slice('/app'.length);
+    if (isAsset) {
+      await send(ctx, file, { root: DASHBOARD_DIST, immutable: true, maxage: YEAR_MS });
+      return;
+    }
+    ctx.set('Cache-Control', 'no-cache');
+    const isFile = file !== '/' && existsSync(join(DASHBOARD_DIST, file));
+    await send(ctx, isFile ? file : 'index.html', { root: DASHBOARD_DIST });
+  };
+}
+
+async function viteMiddleware(server: Server): Promise<Middleware> {
+  const [{ createServer }, { default: connect }] = await Promise.all([import('vite'), import('koa-connect')]);
+  const vite = await createServer({
+    configFile: join(DASHBOARD_ROOT, 'vite.config.ts'),
+    server: { middlewareMode: true, hmr: { server } },
+    appType: 'spa',
+  });
+  server.once('close', () => void vite.close());
+  const handle = connect(vite.middlewares);
+  return async (ctx, next) => (isPagePath(ctx.path) ? handle(ctx, next) : next());
+}

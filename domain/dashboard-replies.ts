@@ -1,0 +1,99 @@
+// Reply shapes of the dashboard's JSON API, shared by the server's services and
+// the browser: types, and the ledger kinds they name.
+import type { Plan, PlanName } from './plans.ts';
+import type { Language } from './languages.ts';
+import type { ResearchProgress } from './research-contract.ts';
+import type { ResearchJobStatus } from './research-job-status.ts';
+
+export interface CreditStatement {
+  account_id: number;
+  plan: PlanName;
+  pending_plan: PlanName | null;
+  credits_used: number;
+  credit_limit: number;
+  credits_remaining: number;
+  cycle_start: string;
+  cycle_end: string;
+}
+
+export interface Me {
+  email: string;
+  emailVerified: boolean;
+  accountId: number;
+  plan: Plan;
+  language: Language;
+  credits: CreditStatement;
+}
+
+export interface KeyProduct {
+  id: number;
+  name: string;
+  description: string;
+  keyFeatures: string[];
+  targetCustomers: string[];
+  productUrl: string | null;
+}
+
+export interface KeyListItem {
+  id: number;
+  prefix: string;
+  product: KeyProduct | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  status: 'active' | 'revoked';
+  creditsThisCycle: number;
+}
+
+export interface KeyList {
+  keys: KeyListItem[];
+  plan: PlanName;
+  /** null: unlimited. */
+  activeKeyLimit: number | null;
+}
+
+export interface CreatedKey {
+  key: string;
+  keyId: number;
+  productId: number | null;
+}
+
+export interface JobListItem {
+  id: string;
+  email: string;
+  status: ResearchJobStatus;
+  error: string | null;
+  keyId: number | null;
+  keyPrefix: string | null;
+  productName: string | null;
+  submittedAt: string;
+  completedAt: string | null;
+  durationMs: number | null;
+}
+
+export interface JobPage {
+  jobs: JobListItem[];
+  page: number;
+  pageCount: number;
+  total: number;
+}
+
+export interface JobDetail extends JobListItem {
+  request: Record<string, unknown>;
+  /** The completed reply exactly as the API serves it (`data`, `_meta`). */
+  result: { data: unknown; meta: unknown } | null;
+  /** Live stage of a running job, from the workflow's progress query; null when the workflow cannot answer. */
+  progress: ResearchProgress | null;
+  isRefunded: boolean;
+}
+
+export const CREDIT_ENTRY_KINDS = ['consume', 'refund', 'cycle_reset', 'plan_change'] as const;
+export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
+
+export interface Usage {
+  statement: CreditStatement;
+  /** Credits per UTC day of the cycle, by key id (consumed minus refunded). */
+  days: Array<{ day: string; byKey: Record<string, number>; total: number }>;
+  keys: Array<{ id: number | null; label: string }>;
+  ledger: Array<{ id: number; at: string; kind: CreditEntryKind; usedDelta: number; limitAfter: number; researchId: string | null; note: string | null }>;
+}
