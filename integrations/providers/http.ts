@@ -5,8 +5,11 @@
 /**
  * `credentials`, `quota` and `rejected` (the provider refused our request as
  * malformed) cannot be fixed by retrying; `rate_limited` and `unavailable` can.
+ * `protocol`: the provider answered 2xx without the collection its documentation
+ * promises (no `posts`, `data`, `articles`): our client and its API disagree,
+ * which retrying cannot fix, but the part is unavailable this run, never "none".
  */
-export type ProviderFailureKind = 'credentials' | 'quota' | 'rejected' | 'rate_limited' | 'unavailable';
+export type ProviderFailureKind = 'credentials' | 'quota' | 'rejected' | 'rate_limited' | 'unavailable' | 'protocol';
 
 export const PROVIDER_UNAVAILABLE = 'ProviderUnavailable';
 
@@ -38,7 +41,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 4_000, maxRetryAfterMs: 10_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 4_000, maxRetryAfterMs: 20_000 };
 
 export interface HttpDeps {
   fetch: typeof fetch;
@@ -56,6 +59,18 @@ export interface JsonRequest {
   body?: unknown;
   /** Provider-specific reading of an error body (some say "quota" with a 401 or 429). */
   classify?: (status: number, body: unknown) => ProviderFailureKind | undefined;
+  /**
+   * Provider-specific reading of a 429's headers: when its limit resets. Default:
+   * `Retry-After` only. PDL sends `x-ratelimit-reset`, Apollo its window counters.
+   */
+  rateLimitReset?: (headers: Headers, nowMs: number) => RateLimitReset | null;
+}
+
+/** When a provider's rate-limit window reopens, read from its documented headers. */
+export interface RateLimitReset {
+  waitMs: number;
+  /** The window named by the headers (`minute`, `hour`, `day`), for the log. */
+  window?: string;
 }
 
 export interface JsonResponse {
@@ -81,6 +96,11 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | n
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+function retryAfterReset(headers: Headers, nowMs: number): RateLimitReset | null {
+  const waitMs = retryAfterMs(headers.get('retry-after'), nowMs);
+  return waitMs === null ? null : { waitMs };
+}
+
 async function readBody(response: Response): Promise<unknown> {
   // Streamed with a cap: a misbehaving provider must not fill our memory.
   const chunks: Uint8Array[] = [];
@@ -103,7 +123,7 @@ async function readBody(response: Response): Promise<unknown> {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-type Attempt = { response: JsonResponse } | { failure: ProviderError; waitMs: number | null };
+type Attempt = { response: JsonResponse } | { failure: ProviderError; reset: RateLimitReset | null };
 
 async function attemptOnce(deps: HttpDeps, request: JsonRequest): Promise<Attempt> {
   const { api } = request;
@@ -122,7 +142,7 @@ async function attemptOnce(deps: HttpDeps, request: JsonRequest): Promise<Attemp
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError';
     const reason = timedOut ? `timed out after ${deps.timeoutMs} ms` : `network error: ${(error as Error).message}`;
-    return { failure: new ProviderError('unavailable', api, null, reason), waitMs: null };
+    return { failure: new ProviderError('unavailable', api, null, reason), reset: null };
   }
   if (response.ok || response.status === 404) return { response: { status: response.status, body } };
   const kind = request.classify?.(response.status, body) ?? defaultKind(response.status);
@@ -132,7 +152,9 @@ async function attemptOnce(deps: HttpDeps, request: JsonRequest): Promise<Attemp
     throw new ProviderError(kind, api, response.status, `${kind} failure (HTTP ${response.status})`);
   }
   const failure = new ProviderError(kind, api, response.status, `HTTP ${response.status}`);
-  return { failure, waitMs: retryAfterMs(response.headers.get('retry-after')) };
+  const now = Date.now();
+  const reset = (kind === 'rate_limited' ? request.rateLimitReset?.(response.headers, now) : null) ?? retryAfterReset(response.headers, now);
+  return { failure, reset };
 }
 
 /**
@@ -145,10 +167,13 @@ export async function requestJson(deps: HttpDeps, request: JsonRequest): Promise
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptOnce(deps, request);
     if ('response' in outcome) return outcome.response;
-    const { failure, waitMs } = outcome;
+    const { failure, reset } = outcome;
+    const waitMs = reset?.waitMs ?? null;
     if (waitMs !== null && waitMs > deps.retry.maxRetryAfterMs) {
-      // Waiting that long would eat the activity's budget; its own retry comes later.
-      deps.logger.warn({ api, retryAfterMs: waitMs }, 'provider asks to wait longer than allowed');
+      // An hourly or daily cap: waiting would eat the activity's budget. The part
+      // is unavailable this run (never "not found"); one warn says until when.
+      const resetsAt = new Date(Date.now() + waitMs).toISOString();
+      deps.logger.warn({ api, provider: api.split('.')[0], window: reset?.window ?? null, resetsAt }, 'provider rate limit resets beyond this run\'s budget: part unavailable this run');
       throw failure;
     }
     if (attempt >= deps.retry.maxAttempts) {

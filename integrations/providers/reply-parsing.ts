@@ -19,9 +19,29 @@ export function tolerantList<T extends z.ZodType>(item: T) {
   );
 }
 
+/**
+ * The collection a reply must carry (`posts`, `data`, `articles`): present and a
+ * list, or the whole reply is a protocol error. Its items stay tolerant.
+ */
+export function requiredList<T extends z.ZodType>(item: T) {
+  return z.array(z.unknown()).transform((items) =>
+    items.flatMap((value) => {
+      const parsed = item.safeParse(value);
+      return parsed.success ? [parsed.data as z.output<T>] : [];
+    }),
+  );
+}
+
+/**
+ * A 2xx reply without the documented shape is a `protocol` failure: the part is
+ * unavailable this run and nothing is cached; it is never read as "no data".
+ */
 export function parseReply<T extends z.ZodType>(schema: T, body: unknown, api: string): z.output<T> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ProviderError('unavailable', api, 200, 'reply did not have the documented shape');
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((issue) => issue.path.join('.') || '(reply)').slice(0, 3).join(', ');
+    throw new ProviderError('protocol', api, 200, `reply did not have the documented shape (${where})`);
+  }
   return parsed.data;
 }
 

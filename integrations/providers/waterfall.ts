@@ -30,10 +30,11 @@ export interface WaterfallOptions<T> {
 
 /**
  * Tries providers in order; the first match wins and later ones only fill its
- * gaps. Credentials, quota and rejected-request failures skip to the next
- * provider. Without a match, the lookup rejects when any provider was
- * unavailable: the one that could not answer may be the one that knows, so
- * "not found" would be a guess, and a cached guess lasts a whole TTL.
+ * gaps. Any provider failure skips to the next provider. Without a match, the
+ * lookup rejects when any provider could not answer (down, rate-limited, bad
+ * key, exhausted plan, refused or unreadable request): that one may be the one
+ * that knows, so "not found" would be a guess, and a cached guess lasts a whole
+ * TTL. Only documented empty answers make "not found".
  */
 export async function runWaterfall<T>(steps: WaterfallStep<T>[], options: WaterfallOptions<T>): Promise<Lookup<T>> {
   const apisCalled: string[] = [];
@@ -54,8 +55,11 @@ export async function runWaterfall<T>(steps: WaterfallStep<T>[], options: Waterf
       }
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
-      if (error.kind === 'rate_limited' || error.kind === 'unavailable') {
-        unavailable = true;
+      unavailable = true;
+      if (error.kind === 'protocol') {
+        // Loud: the provider's reply and our client disagree; someone must look.
+        options.logger.error({ provider: step.api.split('.')[0], api: step.api, part: options.part, reason: error.message }, 'provider reply lacks its documented collection: part unavailable this run');
+      } else if (error.kind === 'rate_limited' || error.kind === 'unavailable') {
         options.logger.warn({ api: step.api, kind: error.kind, part: options.part }, 'provider unavailable; trying the next one');
       }
       // credentials / quota / rejected were already logged at error level by the HTTP layer.
