@@ -1,20 +1,23 @@
 import { z } from 'zod';
-import type { CompanyProfile, CompanyQuery, DecisionMakerProfile, PersonProfile, PersonQuery } from '../../domain/enrichment.ts';
+import { displayPlace, displayTitle, joinPlace } from '../../domain/display-text.ts';
+import type { CompanyProfile, CompanyQuery, PersonProfile, PersonQuery } from '../../domain/enrichment.ts';
 import type { ProviderEndpoint } from './config.ts';
-import { requestJson, type HttpDeps, type ProviderFailureKind } from './http.ts';
+import { requestJson, retryAfterMs, type HttpDeps, type ProviderFailureKind, type RateLimitReset } from './http.ts';
 import { canonicalProfileUrl, fullDate, num, parseReply, text, tolerantList, bool, websiteUrl } from './reply-parsing.ts';
 
-// Apollo.io v1: People Enrichment (`people/match`), Organization Enrichment
-// and People Search (`mixed_people/search`) for decision makers.
+// Apollo.io REST API v1, as documented (auth: `x-api-key` header):
+//   People Enrichment        POST /api/v1/people/match?email=…         https://docs.apollo.io/reference/people-enrichment
+//   Organization Enrichment  GET  /api/v1/organizations/enrich?domain=…  https://docs.apollo.io/reference/organization-enrichment
+//   Rate limits              x-minute/hourly/daily-requests-left        https://docs.apollo.io/reference/rate-limits
+// Both enrichment endpoints take their parameters in the query string.
+// Decision makers do not come from Apollo: its People API Search
+// (`/mixed_people/api_search`) returns no profile URL, no photo and an
+// obfuscated last name, and needs a master key (see pdl-client.ts).
 
 export const APOLLO_APIS = {
   peopleMatch: 'apollo.people_match',
   organizationEnrich: 'apollo.organization_enrich',
-  peopleSearch: 'apollo.people_search',
 } as const;
-
-/** Apollo's seniority values that mean VP, Director or C-level. */
-export const DECISION_MAKER_SENIORITIES = ['c_suite', 'vp', 'director'] as const;
 
 const ZOrganization = z.object({
   name: text, website_url: text, linkedin_url: text, primary_domain: text, industry: text,
@@ -24,14 +27,15 @@ const ZOrganization = z.object({
 
 const ZPerson = z.object({
   name: text, first_name: text, last_name: text, title: text, linkedin_url: text, photo_url: text,
-  city: text, state: text, country: text, seniority: text,
+  city: text, state: text, country: text,
   organization: ZOrganization.partial().nullish().catch(null),
   employment_history: tolerantList(z.object({ current: bool, organization_name: text, start_date: text })),
 });
 
-const ZMatch = z.object({ person: ZPerson.nullish().catch(null) });
+// `person` is documented on every 200; null when nothing matched.
+const ZMatch = z.object({ person: ZPerson.nullable() });
+// An unknown domain answers 200 without an organization.
 const ZEnrich = z.object({ organization: ZOrganization.nullish().catch(null) });
-const ZSearch = z.object({ people: tolerantList(ZPerson) });
 
 type ApolloPerson = z.output<typeof ZPerson>;
 
@@ -42,25 +46,43 @@ function classify(status: number, body: unknown): ProviderFailureKind | undefine
   return undefined;
 }
 
-const joinPlace = (...parts: (string | null | undefined)[]) => parts.filter(Boolean).join(', ') || null;
+const MINUTE_MS = 60_000;
+
+/**
+ * Apollo's limits are fixed windows per minute, hour and day, and a 429 carries
+ * the counters of every window. The emptied window says how long to wait: a
+ * minute at most, or an hour or a day (beyond any activity's budget).
+ */
+export function apolloRateLimitReset(headers: Headers, nowMs: number): RateLimitReset | null {
+  const retryAfter = retryAfterMs(headers.get('retry-after'), nowMs);
+  const isEmpty = (name: string) => headers.get(name)?.trim() === '0';
+  if (isEmpty('x-daily-requests-left')) return { waitMs: retryAfter ?? 24 * 60 * MINUTE_MS, window: 'day' };
+  if (isEmpty('x-hourly-requests-left')) return { waitMs: retryAfter ?? 60 * MINUTE_MS, window: 'hour' };
+  if (isEmpty('x-minute-requests-left')) return { waitMs: retryAfter ?? MINUTE_MS - (nowMs % MINUTE_MS), window: 'minute' };
+  return retryAfter === null ? null : { waitMs: retryAfter };
+}
+
 const fullNameOf = (p: ApolloPerson) => p.name ?? ([p.first_name, p.last_name].filter(Boolean).join(' ') || null);
 
 export interface ApolloClient {
   findPerson(query: PersonQuery): Promise<PersonProfile | null>;
   findCompany(query: CompanyQuery): Promise<CompanyProfile | null>;
-  findDecisionMakers(company: { name: string; domain: string | null }): Promise<DecisionMakerProfile[] | null>;
 }
 
 export function createApolloClient(endpoint: ProviderEndpoint, http: HttpDeps): ApolloClient {
-  const post = (path: string, body: Record<string, unknown>, api: string) =>
-    requestJson(http, { api, method: 'POST', url: `${endpoint.baseUrl}/api/v1${path}`, headers: { 'x-api-key': endpoint.apiKey }, body, classify });
+  const call = (method: 'GET' | 'POST', path: string, params: Record<string, string | undefined>, api: string) => {
+    const url = new URL(`${endpoint.baseUrl}/api/v1${path}`);
+    for (const [key, value] of Object.entries(params)) if (value) url.searchParams.set(key, value);
+    return requestJson(http, { api, method, url: url.href, headers: { 'x-api-key': endpoint.apiKey, 'cache-control': 'no-cache' }, classify, rateLimitReset: apolloRateLimitReset });
+  };
 
   return {
     async findPerson(query) {
       const [firstName, ...rest] = query.prospectName?.trim().split(/\s+/) ?? [];
-      const reply = await post('/people/match', {
+      const reply = await call('POST', '/people/match', {
         email: query.email, first_name: firstName, last_name: rest.join(' ') || undefined,
         organization_name: query.companyName, linkedin_url: query.socialUrl,
+        reveal_personal_emails: 'false', reveal_phone_number: 'false',
       }, APOLLO_APIS.peopleMatch);
       if (reply.status === 404) return null;
       const person = parseReply(ZMatch, reply.body, APOLLO_APIS.peopleMatch).person;
@@ -69,7 +91,7 @@ export function createApolloClient(endpoint: ProviderEndpoint, http: HttpDeps): 
       const current = person.employment_history.find((job) => job.current);
       return {
         fullName,
-        title: person.title,
+        title: displayTitle(person.title),
         companyName: person.organization?.name ?? current?.organization_name ?? null,
         companyDomain: person.organization?.primary_domain ?? null,
         companySocialUrl: canonicalProfileUrl(person.organization?.linkedin_url ?? null),
@@ -84,7 +106,7 @@ export function createApolloClient(endpoint: ProviderEndpoint, http: HttpDeps): 
     async findCompany(query) {
       // Organization Enrichment works by domain only.
       if (!query.domain) return null;
-      const reply = await post('/organizations/enrich', { domain: query.domain }, APOLLO_APIS.organizationEnrich);
+      const reply = await call('GET', '/organizations/enrich', { domain: query.domain }, APOLLO_APIS.organizationEnrich);
       if (reply.status === 404) return null;
       const org = parseReply(ZEnrich, reply.body, APOLLO_APIS.organizationEnrich).organization;
       if (!org?.name) return null;
@@ -95,35 +117,11 @@ export function createApolloClient(endpoint: ProviderEndpoint, http: HttpDeps): 
         website: websiteUrl(org.website_url),
         domain: org.primary_domain ?? query.domain,
         industry: org.industry,
-        hq: org.raw_address ?? joinPlace(org.city, org.state, org.country),
+        hq: displayPlace(org.raw_address) ?? joinPlace(org.city, org.state, org.country),
         revenue: org.annual_revenue_printed,
         employees: org.estimated_num_employees === null ? null : String(org.estimated_num_employees),
         clientsCount: null,
       };
-    },
-
-    async findDecisionMakers(company) {
-      if (!company.domain) return null;
-      const reply = await post('/mixed_people/search', {
-        q_organization_domains_list: [company.domain],
-        person_seniorities: [...DECISION_MAKER_SENIORITIES],
-        page: 1,
-        per_page: 25,
-      }, APOLLO_APIS.peopleSearch);
-      if (reply.status === 404) return null;
-      const { people } = parseReply(ZSearch, reply.body, APOLLO_APIS.peopleSearch);
-      return people.flatMap((person): DecisionMakerProfile[] => {
-        const fullName = fullNameOf(person);
-        const socialUrl = canonicalProfileUrl(person.linkedin_url);
-        // Search results are re-checked: only VP, Director and C-level are decision makers here.
-        const isLeader = (DECISION_MAKER_SENIORITIES as readonly string[]).includes(person.seniority ?? '');
-        if (!fullName || !socialUrl || !person.title || !isLeader) return [];
-        return [{
-          fullName, positionTitle: person.title, socialUrl, pictureUrl: person.photo_url,
-          locationText: joinPlace(person.city, person.state, person.country),
-          companyName: person.organization?.name ?? company.name,
-        }];
-      });
     },
   };
 }

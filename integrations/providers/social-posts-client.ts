@@ -2,16 +2,29 @@ import { z } from 'zod';
 import type { SocialPost } from '../../domain/enrichment.ts';
 import type { ProviderEndpoint } from './config.ts';
 import { requestJson, type HttpDeps } from './http.ts';
-import { bool, parseReply, text, tolerantList } from './reply-parsing.ts';
+import { parseReply, requiredList, text } from './reply-parsing.ts';
 
-// A social-data API (LinkedIn-scraper style): posts of a person's profile or
-// of a company page, newest first, `X-Api-Key` header.
+// Social Fetch (https://www.socialfetch.dev), public LinkedIn data by URL.
+// Base https://api.socialfetch.dev, auth `x-api-key: sfk_…`, replies wrapped in
+// `{ data: … }` (https://www.socialfetch.dev/docs/quickstart).
+//   Person: GET /v1/linkedin/profiles?url=<profile URL>
+//     https://www.socialfetch.dev/docs/api/v1/linkedin/profiles/get
+//     data.lookupStatus `found` | `not_found`; data.recentPosts[] with `id`, `url`,
+//     `title` (the post's text), `activityType` (`Post`, `Repost`), `publishedAt` (ISO 8601).
+//   Company: GET /v1/linkedin/companies/posts?url=<company page URL>
+//     https://www.socialfetch.dev/docs/api/v1/linkedin/companies/posts/get
+//     data.posts[]; its item fields are read like the profile's recent posts,
+//     with `text` accepted beside `title` (README "Data providers": to verify
+//     against the provider's OpenAPI file before production use).
 
 export const SOCIAL_APIS = { personPosts: 'social.person_posts', companyPosts: 'social.company_posts' } as const;
 
-const ZPosts = z.object({
-  posts: tolerantList(z.object({ text, posted_at: text, post_url: text, is_reshare: bool })),
+const ZActivity = z.object({ id: text, url: text, title: text, text, activityType: text, publishedAt: text });
+
+const ZProfile = z.object({
+  data: z.object({ lookupStatus: z.enum(['found', 'not_found']), recentPosts: requiredList(ZActivity) }),
 });
+const ZCompanyPosts = z.object({ data: z.object({ posts: requiredList(ZActivity) }) });
 
 /** ISO timestamp → `YYYY-MM-DD HH:MM:SS` in UTC (spec §2.2). */
 function postedAt(value: string): string | null {
@@ -19,30 +32,41 @@ function postedAt(value: string): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
+function toPosts(activities: z.output<typeof ZActivity>[]): SocialPost[] {
+  return activities.flatMap((activity): SocialPost[] => {
+    const body = activity.text ?? activity.title;
+    const posted = activity.publishedAt ? postedAt(activity.publishedAt) : null;
+    if (!body || !posted || !activity.url) return [];
+    return [{ text: body, posted, postUrl: activity.url, reshared: /^re-?post|^reshare/i.test(activity.activityType ?? '') }];
+  }).sort((a, b) => b.posted.localeCompare(a.posted));
+}
+
 export interface SocialPostsClient {
+  /** Newest first; null when the provider has no public profile at that URL. */
   personPosts(profileUrl: string): Promise<SocialPost[] | null>;
+  /** Newest first; null without a company page URL (the provider looks pages up by URL only). */
   companyPosts(company: { socialUrl: string | null; domain: string | null }): Promise<SocialPost[] | null>;
 }
 
 export function createSocialPostsClient(endpoint: ProviderEndpoint, http: HttpDeps): SocialPostsClient {
-  const fetchPosts = async (path: string, params: Record<string, string>, api: string) => {
+  const get = (path: string, pageUrl: string, api: string) => {
     const url = new URL(`${endpoint.baseUrl}${path}`);
-    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-    url.searchParams.set('limit', '10');
-    const reply = await requestJson(http, { api, url: url.href, headers: { 'X-Api-Key': endpoint.apiKey } });
-    if (reply.status === 404) return null;
-    return parseReply(ZPosts, reply.body, api).posts.flatMap((post): SocialPost[] => {
-      const posted = post.posted_at ? postedAt(post.posted_at) : null;
-      if (!post.text || !posted || !post.post_url) return [];
-      return [{ text: post.text, posted, postUrl: post.post_url, reshared: post.is_reshare ?? false }];
-    }).sort((a, b) => b.posted.localeCompare(a.posted));
+    url.searchParams.set('url', pageUrl);
+    return requestJson(http, { api, url: url.href, headers: { 'x-api-key': endpoint.apiKey } });
   };
 
   return {
-    personPosts: (profileUrl) => fetchPosts('/v1/person-posts', { profile_url: profileUrl }, SOCIAL_APIS.personPosts),
+    async personPosts(profileUrl) {
+      const reply = await get('/v1/linkedin/profiles', profileUrl, SOCIAL_APIS.personPosts);
+      if (reply.status === 404) return null;
+      const { data } = parseReply(ZProfile, reply.body, SOCIAL_APIS.personPosts);
+      return data.lookupStatus === 'not_found' ? null : toPosts(data.recentPosts);
+    },
     async companyPosts(company) {
-      const params: Record<string, string> | null = company.socialUrl ? { company_url: company.socialUrl } : company.domain ? { domain: company.domain } : null;
-      return params ? fetchPosts('/v1/company-posts', params, SOCIAL_APIS.companyPosts) : null;
+      if (!company.socialUrl) return null;
+      const reply = await get('/v1/linkedin/companies/posts', company.socialUrl, SOCIAL_APIS.companyPosts);
+      if (reply.status === 404) return null;
+      return toPosts(parseReply(ZCompanyPosts, reply.body, SOCIAL_APIS.companyPosts).data.posts);
     },
   };
 }

@@ -19,7 +19,9 @@ export interface SourcesDeps {
 export const TECHNOLOGY_API = 'website.home_page';
 const MAX_NEWS = 3;
 const MAX_POSTS = 3;
+/** Spec §2.3: news at most 12 months old; a plan with a shorter history narrows it. */
 const NEWS_MAX_AGE_MONTHS = 12;
+const DAY_MS = 86_400_000;
 
 const sameText = (a: string | null, b: string | null) => a !== null && b !== null && a.trim().toLowerCase() === b.trim().toLowerCase();
 
@@ -45,6 +47,13 @@ function monthsBefore(now: Date, months: number): Date {
   const cutoff = new Date(now);
   cutoff.setUTCMonth(cutoff.getUTCMonth() - months);
   return cutoff;
+}
+
+/** The oldest `from` to ask for: 12 months back, or less when the news plan's history is shorter. */
+export function newsWindowStart(now: Date, historyDays: number): Date {
+  const ceiling = monthsBefore(now, NEWS_MAX_AGE_MONTHS);
+  const planLimit = new Date(now.getTime() - historyDays * DAY_MS);
+  return planLimit > ceiling ? planLimit : ceiling;
 }
 
 export function createEnrichmentSources(config: ProviderConfig, logger: ProviderLogger, deps: SourcesDeps = {}): EnrichmentSources {
@@ -82,13 +91,13 @@ export function createEnrichmentSources(config: ProviderConfig, logger: Provider
 
     async findCompanyPosts(company) {
       const lookup = await runWaterfall(steps(
-        social && (company.socialUrl || company.domain) && { api: SOCIAL_APIS.companyPosts, source: social.source, run: () => social.client.companyPosts(company) },
+        social && company.socialUrl && { api: SOCIAL_APIS.companyPosts, source: social.source, run: () => social.client.companyPosts(company) },
       ), { part: 'company posts', logger });
       return { ...lookup, value: lookup.value && lookup.value.slice(0, MAX_POSTS) };
     },
 
     findCompanyNews(company, now) {
-      const cutoff = monthsBefore(now, NEWS_MAX_AGE_MONTHS);
+      const cutoff = newsWindowStart(now, config.newsHistoryDays);
       const [oldest, newest] = [cutoff.toISOString().slice(0, 10), now.toISOString().slice(0, 10)];
       return runWaterfall(steps(
         news && {
@@ -108,15 +117,17 @@ export function createEnrichmentSources(config: ProviderConfig, logger: Provider
 
     findDecisionMakers(company) {
       return runWaterfall(steps(
-        apollo && company.domain && { api: APOLLO_APIS.peopleSearch, source: apollo.source, run: () => apollo.client.findDecisionMakers(company) },
+        pdl && company.domain && { api: PDL_APIS.personSearch, source: pdl.source, run: () => pdl.client.findDecisionMakers(company) },
       ), { part: 'decision makers', logger });
     },
 
     async detectTechnologies(website) {
-      const isSandboxSite = config.sandboxUrl !== null && website.startsWith(config.sandboxUrl);
-      const source = isSandboxSite ? 'sandbox' : 'website';
+      // Read from the site stand-in when one is configured: the data is then the sandbox's.
+      const source = config.websiteStandInUrl !== null ? 'sandbox' : 'website';
       try {
-        const names = await detectTechnologies(website, { timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
+        const names = await detectTechnologies(website, {
+          timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, websiteStandInUrl: config.websiteStandInUrl,
+        });
         return { value: names, apisCalled: [TECHNOLOGY_API], source };
       } catch (error) {
         if (!(error instanceof PageFetchRefused || error instanceof PageFetchFailed)) throw error;

@@ -2,8 +2,8 @@ import { createRng } from './prng.ts';
 
 /** Endpoint names double as the `apisCalled` names the real clients report. */
 export const ENDPOINTS = [
-  'pdl.person', 'pdl.company',
-  'apollo.people_match', 'apollo.organization_enrich', 'apollo.people_search',
+  'pdl.person', 'pdl.company', 'pdl.person_search',
+  'apollo.people_match', 'apollo.organization_enrich',
   'social.person_posts', 'social.company_posts',
   'news.everything', 'site',
 ] as const;

@@ -8,7 +8,9 @@ async function main() {
   const meanMs = Number(process.env.SANDBOX_PROVIDER_LATENCY_MS ?? 0);
   const jitterMs = Number(process.env.SANDBOX_PROVIDER_JITTER_MS ?? 0);
   const latency = meanMs > 0 ? { '*': { meanMs, jitterMs } } : undefined;
-  const world = await startProviderWorld({ port, host: process.env.SANDBOX_PROVIDER_HOST, seed, latency });
+  // e.g. 30 to behave like NewsAPI's Developer plan (and set NEWS_HISTORY_DAYS=30 for the app).
+  const newsHistoryDays = process.env.SANDBOX_NEWS_HISTORY_DAYS ? Number(process.env.SANDBOX_NEWS_HISTORY_DAYS) : null;
+  const world = await startProviderWorld({ port, host: process.env.SANDBOX_PROVIDER_HOST, seed, latency, newsHistoryDays });
   console.log(JSON.stringify({ service: 'provider-world', url: world.url, companies: world.world.companies.length, people: world.world.people.length }));
   const stop = () => void world.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -1,8 +1,14 @@
 import { companyNews } from './posts-and-news.ts';
 import { header, type ProviderApi, type Reply } from './provider-api.ts';
 
-// NewsAPI.org v2 `/everything`: key in `apiKey` or `X-Api-Key`,
-// `{status: 'ok', totalResults, articles}` or `{status: 'error', code, message}`.
+// NewsAPI.org v2, written from its documentation (not from our client):
+//   GET /v2/everything  → {status: 'ok', totalResults, articles: [{source: {id, name}, author,
+//       title, description, url, urlToImage, publishedAt, content}]}
+//       https://newsapi.org/docs/endpoints/everything
+//   key in the `X-Api-Key` header or `apiKey` parameter  https://newsapi.org/docs/authentication
+//   errors {status: 'error', code, message}               https://newsapi.org/docs/errors
+// A `from` older than the plan's history is refused: 426, `parameterInvalid`,
+// "You are trying to request results too far in the past…".
 
 function error(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
   return { status, body: { status: 'error', code, message }, headers };
@@ -30,6 +36,14 @@ export const newsApi: ProviderApi = {
     // Only exact phrase searches of a company name find articles, as a quoted q does on NewsAPI.
     const company = context.world.companyByName(q.replace(/^"|"$/g, ''));
     const from = params.get('from') ? Date.parse(params.get('from')!) : Number.NEGATIVE_INFINITY;
+    const { newsHistoryDays } = context.plans;
+    if (newsHistoryDays !== null) {
+      const oldest = new Date(context.world.now.getTime() - newsHistoryDays * 86_400_000).toISOString().slice(0, 10);
+      const asked = Number.isFinite(from) ? new Date(from).toISOString().slice(0, 10) : null;
+      if (asked !== null && asked < oldest) {
+        return error(426, 'parameterInvalid', `You are trying to request results too far in the past. Your plan permits you to request articles as far back as ${oldest}, but you have requested ${asked}. You may need to upgrade to a paid plan.`);
+      }
+    }
     const to = params.get('to') ? Date.parse(params.get('to')!) : Number.POSITIVE_INFINITY;
     const pageSize = Math.min(100, Math.max(1, Number(params.get('pageSize') ?? 100) || 100));
     const page = Math.max(1, Number(params.get('page') ?? 1) || 1);

@@ -18,6 +18,13 @@ export interface RequestContext {
   world: World;
   /** Base URL of this server, so sandbox data can link back to it. */
   baseUrl: string;
+  plans: ProviderPlans;
+}
+
+/** What the simulated accounts' plans allow. */
+export interface ProviderPlans {
+  /** NewsAPI: how far back `from` may reach (Developer one month; null: no limit, as on long-history plans). */
+  newsHistoryDays: number | null;
 }
 
 export type KeyStatus = 'missing' | 'bad' | 'exhausted' | 'ok';

@@ -20,6 +20,8 @@ export interface ProviderWorldOptions {
   faults?: FaultsConfig;
   /** How long a simulated timeout holds a reply if the client does not give up. */
   timeoutHoldMs?: number;
+  /** NewsAPI plan history in days (Developer: 30); default none, as on the long-history plans. */
+  newsHistoryDays?: number | null;
 }
 
 export interface ProviderWorldHandle {
@@ -75,6 +77,7 @@ export async function startProviderWorld(options: ProviderWorldOptions = {}): Pr
   const world = createWorld({ seed: options.seed, now: options.now });
   const chaos = createChaos(world.seed, options);
   const initial = { faults: options.faults ?? {}, latency: options.latency ?? {} };
+  const plans = { newsHistoryDays: options.newsHistoryDays ?? null };
   let baseUrl = '';
   const open = new Set<ServerResponse>();
 
@@ -111,7 +114,7 @@ export async function startProviderWorld(options: ProviderWorldOptions = {}): Pr
       if (status !== 'ok') return send(res, provider.authFailure(status));
       const body = method === 'POST' ? await readJson(req) : {};
       if (body === null) return send(res, { status: 400, body: { error: 'invalid JSON body' } });
-      send(res, provider.handle(endpoint, { method, url, body, world, baseUrl }));
+      send(res, provider.handle(endpoint, { method, url, body, world, baseUrl, plans }));
     } catch (error) {
       send(res, { status: 500, body: { error: (error as Error).message } });
     }

@@ -1,60 +1,83 @@
 import { companyPosts, personPosts, type WorldPost } from './posts-and-news.ts';
-import { header, param, type ProviderApi, type Reply } from './provider-api.ts';
+import { header, str, type ProviderApi, type Reply } from './provider-api.ts';
+import type { World } from './world.ts';
 
-// A social-data API in the style of the LinkedIn scraping services
-// (`X-Api-Key` header, GET with the profile or company URL, newest posts
-// first, `{error: {code, message}}` on failure).
+// Social Fetch (https://www.socialfetch.dev), written from its documentation
+// (not from our client). Auth `x-api-key`; replies wrapped in `{data}`.
+//   GET /v1/linkedin/profiles?url=<profile URL>
+//       https://www.socialfetch.dev/docs/api/v1/linkedin/profiles/get
+//       data.lookupStatus `found` | `not_found` (HTTP 200 either way), data.profile
+//       (platform, handle, displayName, bio, avatarUrl, profileUrl, location) or null,
+//       data.metrics ({followers}) or null, data.recentPosts[] ({id, url, title,
+//       activityType `Post` | `Repost`, publishedAt ISO 8601}).
+//   GET /v1/linkedin/companies/posts?url=<company page URL>[&page=n]
+//       https://www.socialfetch.dev/docs/api/v1/linkedin/companies/posts/get
+//       page-based (at most 7 pages); data.posts[] in the recent-post item shape
+//       above (README "Data providers" notes what is still to verify).
 
-function error(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
+const PAGE_SIZE = 10;
+const MAX_PAGES = 7;
+
+function failure(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
   return { status, body: { error: { code, message } }, headers };
 }
 
-function postsReply(posts: WorldPost[], limit: number, subject: Record<string, string>): Reply {
+function activity(post: WorldPost) {
+  return { id: post.id, url: post.url, title: post.text, activityType: post.reshared ? 'Repost' : 'Post', publishedAt: post.postedAt.toISOString() };
+}
+
+function profileReply(world: World, url: string): Reply {
+  const person = world.personByProfile(url);
+  if (!person) return { status: 200, body: { data: { lookupStatus: 'not_found', profile: null, metrics: null, recentPosts: [] } } };
+  const company = world.companies[person.company];
+  const handle = person.linkedinUrl.split('/').pop() ?? '';
   return {
     status: 200,
     body: {
-      ...subject,
-      posts: posts.slice(0, limit).map((p) => ({
-        urn: `urn:li:activity:${p.id}`, text: p.text, posted_at: p.postedAt.toISOString(),
-        post_url: p.url, is_reshare: p.reshared, reactions_count: p.reactions, comments_count: p.comments,
-      })),
-      paging: { count: Math.min(limit, posts.length), total: posts.length },
+      data: {
+        lookupStatus: 'found',
+        profile: {
+          platform: 'linkedin', handle, displayName: person.fullName, bio: `${person.title} at ${company.name}`,
+          avatarUrl: person.photoUrl, profileUrl: person.linkedinUrl, location: person.location,
+        },
+        metrics: { followers: 40 + (person.index * 37) % 4000 },
+        recentPosts: personPosts(world, person).map(activity),
+      },
     },
   };
+}
+
+function companyPostsReply(world: World, url: string, page: number): Reply {
+  const company = world.companyByProfile(url);
+  if (!company) return failure(404, 'not_found', 'No LinkedIn company page at this URL');
+  const posts = companyPosts(world, company);
+  const slice = posts.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const hasMore = posts.length > page * PAGE_SIZE && page < MAX_PAGES;
+  return { status: 200, body: { data: { posts: slice.map(activity), page: { current: page, hasMore } } } };
 }
 
 export const socialApi: ProviderApi = {
   prefix: '/social',
   endpointFor(method, path) {
     if (method !== 'GET') return null;
-    if (path === '/v1/person-posts') return 'social.person_posts';
-    if (path === '/v1/company-posts') return 'social.company_posts';
+    if (path === '/v1/linkedin/profiles') return 'social.person_posts';
+    if (path === '/v1/linkedin/companies/posts') return 'social.company_posts';
     return null;
   },
   apiKey: (req) => header(req, 'x-api-key'),
   authFailure(status) {
-    if (status === 'exhausted') return error(402, 'insufficient_credits', 'Credits balance insufficient to process the request');
-    return error(401, 'unauthorized', 'No valid API key provided');
+    if (status === 'exhausted') return failure(402, 'insufficient_credits', 'Your account has no credits left');
+    return failure(401, 'unauthorized', status === 'missing' ? 'Missing x-api-key header' : 'Invalid API key');
   },
   fault(kind, retryAfterSeconds) {
-    if (kind === 'rate_limit') return error(429, 'rate_limited', 'Too many requests', { 'retry-after': String(retryAfterSeconds) });
-    return error(kind === 'unavailable' ? 503 : 500, 'server_error', 'Upstream temporarily unavailable');
+    if (kind === 'rate_limit') return failure(429, 'rate_limited', 'Too many requests', { 'retry-after': String(retryAfterSeconds) });
+    return failure(kind === 'unavailable' ? 503 : 500, 'upstream_error', 'Upstream temporarily unavailable');
   },
   handle(endpoint, context) {
-    const { world } = context;
-    const limit = Math.min(50, Math.max(1, Number(param(context, 'limit') ?? 10) || 10));
-    if (endpoint === 'social.person_posts') {
-      const url = param(context, 'profile_url');
-      if (!url) return error(400, 'invalid_request', 'profile_url is required');
-      const person = world.personByProfile(url);
-      if (!person) return error(404, 'profile_not_found', 'No public profile at this URL');
-      return postsReply(personPosts(world, person), limit, { profile_url: person.linkedinUrl });
-    }
-    const url = param(context, 'company_url');
-    const domain = param(context, 'domain');
-    if (!url && !domain) return error(400, 'invalid_request', 'company_url or domain is required');
-    const company = (url && world.companyByProfile(url)) || (domain && world.companyByDomain(domain)) || undefined;
-    if (!company) return error(404, 'company_not_found', 'No public company page found');
-    return postsReply(companyPosts(world, company), limit, { company_url: company.linkedinUrl });
+    const url = str(context.url.searchParams.get('url'));
+    if (!url) return failure(400, 'invalid_request', 'url is required');
+    if (endpoint === 'social.person_posts') return profileReply(context.world, url);
+    const page = Math.min(MAX_PAGES, Math.max(1, Number(context.url.searchParams.get('page') ?? 1) || 1));
+    return companyPostsReply(context.world, url, page);
   },
 };

@@ -36,10 +36,24 @@ describe('PDL client', () => {
     expect(world.calls('pdl.person')).toBe(2);
   });
 
-  it('finds a company by domain, with the website pointing at the sandbox site', async () => {
+  it('finds a company by domain, with the company’s own website (not the stand-in’s address)', async () => {
     const company = world.world.sampleCompanies({ knownTo: 'pdl' }, 1)[0];
     const profile = await pdl().findCompany({ domain: company.domain });
-    expect(profile).toMatchObject({ name: company.name, domain: company.domain, industry: company.industry, employees: company.employeeRange, website: `${world.url}/sites/${company.domain}/` });
+    expect(profile).toMatchObject({ name: company.name, domain: company.domain, industry: company.industry, employees: company.employeeRange, website: `https://${company.domain}` });
+  });
+
+  it('lists exactly the VP, Director and C-level people PDL knows as decision makers, with profile URLs', async () => {
+    const company = world.world.sampleCompanies({ knownTo: 'both' }, 1)[0];
+    const leaders = world.world.peopleOf(company).filter((p) => ['c_suite', 'vp', 'director'].includes(p.seniority) && (p.coverage === 'pdl' || p.coverage === 'both'));
+    expect(leaders.length).toBeGreaterThan(0);
+    const found = await pdl().findDecisionMakers({ name: company.name, domain: company.domain });
+    expect(found?.map((d) => d.socialUrl).sort()).toEqual(leaders.map((p) => p.linkedinUrl).sort());
+    expect(found?.every((d) => d.companyName === company.name && d.positionTitle.length > 0)).toBe(true);
+    expect(world.calls('pdl.person_search')).toBe(1);
+  });
+
+  it('answers [] for a company where PDL knows no leader (its documented 404)', async () => {
+    expect(await pdl().findDecisionMakers({ name: 'Nowhere', domain: 'no-such-company.example' })).toEqual([]);
   });
 });
 
@@ -61,15 +75,6 @@ describe('Apollo client', () => {
     expect(await apollo().findCompany({ domain: company.domain })).toMatchObject({ name: company.name, domain: company.domain, employees: String(company.employeeCount) });
     const unknown = world.world.sampleCompanies({ knownTo: 'pdl' }, 1)[0];
     expect(await apollo().findCompany({ domain: unknown.domain })).toBeNull();
-  });
-
-  it('lists only VP, Director and C-level people as decision makers', async () => {
-    const company = world.world.sampleCompanies({ knownTo: 'both' }, 1)[0];
-    const leaders = world.world.peopleOf(company).filter((p) => ['c_suite', 'vp', 'director'].includes(p.seniority) && p.coverage !== 'pdl' && p.coverage !== 'none');
-    expect(leaders.length).toBeGreaterThan(0);
-    const found = await apollo().findDecisionMakers({ name: company.name, domain: company.domain });
-    expect(found?.map((d) => d.socialUrl).sort()).toEqual(leaders.map((p) => p.linkedinUrl).sort());
-    expect(found?.every((d) => d.companyName === company.name)).toBe(true);
   });
 
   it('reports an exhausted plan as quota and bad keys as credentials', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../integrations/providers/http.ts';
 import { createNewsClient } from '../../integrations/providers/news-client.ts';
 import { createSocialPostsClient } from '../../integrations/providers/social-posts-client.ts';
-import { companyNews, personPosts } from '../../sandbox/provider-world/posts-and-news.ts';
+import { companyNews, companyPosts, personPosts } from '../../sandbox/provider-world/posts-and-news.ts';
 import type { ProviderWorldHandle } from '../../sandbox/provider-world/server.ts';
 import { httpDeps, recordingLogger, startWorld } from './provider-fixture.ts';
 
@@ -30,12 +30,18 @@ describe('social posts client', () => {
     expect(await social().personPosts(quiet.linkedinUrl)).toEqual([]);
   });
 
-  it('finds company posts by page URL or by domain', async () => {
-    const company = world.world.companies[3];
+  it('finds company posts by the page URL; without one it does not call', async () => {
+    const company = world.world.companies.find((c) => companyPosts(world.world, c).length > 0)!;
     const byUrl = await social().companyPosts({ socialUrl: company.linkedinUrl, domain: null });
-    const byDomain = await social().companyPosts({ socialUrl: null, domain: company.domain });
-    expect(byUrl).toEqual(byDomain);
-    expect(world.calls('social.company_posts')).toBe(2);
+    expect(byUrl?.map((p) => p.postUrl)).toEqual(companyPosts(world.world, company).map((p) => p.url));
+    expect(await social().companyPosts({ socialUrl: null, domain: company.domain })).toBeNull();
+    expect(world.calls('social.company_posts')).toBe(1);
+  });
+
+  it('marks reposts as reshared', async () => {
+    const person = world.world.samplePeople({ withPosts: true }, 400).find((p) => personPosts(world.world, p).some((post) => post.reshared))!;
+    const posts = await social().personPosts(person.linkedinUrl);
+    expect(posts?.map((p) => p.reshared)).toEqual(personPosts(world.world, person).map((p) => p.reshared));
   });
 });
 

@@ -25,23 +25,26 @@ describe('parsing provider replies', () => {
   });
 
   it('drops malformed list items instead of failing the whole reply', async () => {
-    const apollo = createApolloClient(endpoint, replying({
-      people: [
+    const pdl = createPdlClient(endpoint, replying({
+      status: 200, total: 4,
+      data: [
         'garbage',
-        { name: 'No Profile', title: 'CEO', seniority: 'c_suite' },
-        { name: 'Grace Hopper', title: 'VP of Engineering', seniority: 'vp', linkedin_url: 'http://www.linkedin.com/in/grace' },
-        { name: 'Junior Dev', title: 'Engineer', seniority: 'entry', linkedin_url: 'http://www.linkedin.com/in/junior' },
+        { full_name: 'no profile', job_title: 'ceo', job_title_levels: ['cxo'] },
+        { full_name: 'grace hopper', job_title: 'vp of engineering', job_title_levels: ['vp'], linkedin_url: 'linkedin.com/in/grace' },
+        { full_name: 'junior dev', job_title: 'engineer', job_title_levels: ['entry'], linkedin_url: 'linkedin.com/in/junior' },
       ],
     }));
-    const found = await apollo.findDecisionMakers({ name: 'Navy', domain: 'navy.mil' });
-    expect(found?.map((d) => d.fullName)).toEqual(['Grace Hopper']);
+    const found = await pdl.findDecisionMakers({ name: 'Navy', domain: 'navy.mil' });
+    expect(found?.map((d) => [d.fullName, d.positionTitle])).toEqual([['grace hopper', 'VP of Engineering']]);
   });
 
-  it('treats a reply of the wrong overall shape as the provider being unavailable', async () => {
+  it('treats a reply of the wrong overall shape as a protocol failure', async () => {
     const pdl = createPdlClient(endpoint, replying(['not', 'an', 'object']));
     const error = await pdl.findPerson({ email: 'a@b.io' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
-    expect((error as ProviderError).kind).toBe('unavailable');
+    expect((error as ProviderError).kind).toBe('protocol');
+    const apollo = createApolloClient(endpoint, replying({ people: [] }));
+    expect(((await apollo.findPerson({ email: 'a@b.io' }).catch((e: unknown) => e)) as ProviderError).kind).toBe('protocol');
   });
 
   it('treats a 400 as our own malformed request: rejected, not retried', async () => {

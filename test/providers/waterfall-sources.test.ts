@@ -79,7 +79,7 @@ describe('company, news and decision makers', () => {
     const company = world.world.sampleCompanies({ knownTo: 'both' }, 200).find((c) => c.clientsCount && c.isEnglishDescription)!;
     const lookup = await sources().findCompany({ domain: company.domain });
     expect(lookup.source).toBe('pdl');
-    expect(lookup.value).toMatchObject({ name: company.name, domain: company.domain, clientsCount: company.clientsCount, website: `${world.url}/sites/${company.domain}/` });
+    expect(lookup.value).toMatchObject({ name: company.name, domain: company.domain, clientsCount: company.clientsCount, website: `https://${company.domain}` });
   });
 
   it('finds a company only Apollo knows', async () => {
@@ -101,9 +101,10 @@ describe('company, news and decision makers', () => {
     expect(lookup.apisCalled).toEqual(['news.everything']);
   });
 
-  it('returns VP, Director and C-level decision makers only', async () => {
+  it('returns VP, Director and C-level decision makers only, from PDL Person Search', async () => {
     const company = world.world.sampleCompanies({ knownTo: 'both' }, 1)[0];
     const lookup = await sources().findDecisionMakers({ name: company.name, domain: company.domain, socialUrl: null });
+    expect(lookup.apisCalled).toEqual(['pdl.person_search']);
     expect(lookup.value!.length).toBeGreaterThan(0);
     const bySocial = new Map(world.world.peopleOf(company).map((p) => [p.linkedinUrl, p.seniority]));
     expect(lookup.value!.every((d) => ['c_suite', 'vp', 'director'].includes(bySocial.get(d.socialUrl)!))).toBe(true);
