@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { createPageFetcher, type PageFetchOptions } from '../web/page-fetcher.ts';
+import { siteAddress } from '../web/site-host-map.ts';
 import type { FingerprintedPage } from './fingerprint-matcher.ts';
 
 // Matching a page against Wappalyzer's ~7,000 fingerprints is tens of
@@ -22,8 +23,11 @@ function matchOnThread(page: FingerprintedPage): Promise<string[]> {
  * Fetch the company's home page (guarded; an oversized page is cut, not
  * refused, since fingerprints sit in its head) and fingerprint it.
  */
-export async function detectTechnologies(website: string, options: Omit<PageFetchOptions, 'oversize' | 'requireHtml'>): Promise<string[]> {
-  const target = /^[a-z][a-z0-9+.-]*:/i.test(website) ? website : `https://${website}`;
-  const page = await createPageFetcher({ ...options, oversize: 'truncate', requireHtml: false })(target);
+export async function detectTechnologies(
+  website: string,
+  options: Omit<PageFetchOptions, 'oversize' | 'requireHtml'> & { websiteStandInUrl?: string | null },
+): Promise<string[]> {
+  const { websiteStandInUrl = null, ...fetchOptions } = options;
+  const page = await createPageFetcher({ ...fetchOptions, oversize: 'truncate', requireHtml: false })(siteAddress(website, websiteStandInUrl));
   return matchOnThread(page);
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPageFetcher } from '../../integrations/web/page-fetcher.ts';
 import { PageFetchFailed, PageFetchRefused } from '../../integrations/web/page-fetch-errors.ts';
 import { isPrivateAddress } from '../../integrations/web/private-address.ts';
+import { siteAddress } from '../../integrations/web/site-host-map.ts';
+import { createProviderConfig } from '../../integrations/providers/config.ts';
 import { detectTechnologies } from '../../integrations/providers/technologies.ts';
 import { createEnrichmentSources } from '../../integrations/providers/waterfall-sources.ts';
 import { sitePage } from '../../sandbox/provider-world/site-pages.ts';
@@ -34,12 +36,25 @@ describe('technology detection', () => {
     }
   });
 
-  it('is exposed through the sources as a Lookup', async () => {
+  it('reads the company’s own website through the configured site stand-in (a host map, not rewritten data)', async () => {
     const company = world.world.companies[0];
-    const sources = createEnrichmentSources(directConfig(world, { TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: 'true' }), recordingLogger());
-    const lookup = await sources.detectTechnologies(`${world.url}/sites/${company.domain}/`);
+    const env = { TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: 'true', WEBSITE_STAND_IN_URL: `${world.url}/sites` };
+    const sources = createEnrichmentSources(directConfig(world, env), recordingLogger());
+    world.resetCalls();
+    const lookup = await sources.detectTechnologies(`https://www.${company.domain}`);
     expect(lookup.value).toEqual(expect.arrayContaining(sitePage(world.world.seed, company).technologies));
-    expect(lookup.apisCalled).toEqual(['website.home_page']);
+    expect(lookup).toMatchObject({ apisCalled: ['website.home_page'], source: 'sandbox' });
+    expect(world.calls('site')).toBeGreaterThan(0);
+  });
+
+  it('maps a website to the stand-in only when one is configured', () => {
+    expect(siteAddress('https://www.acme.io/about?x=1', 'http://127.0.0.1:4010/sites')).toBe('http://127.0.0.1:4010/sites/acme.io/about?x=1');
+    expect(siteAddress('acme.io', 'http://127.0.0.1:4010/sites/')).toBe('http://127.0.0.1:4010/sites/acme.io/');
+    expect(siteAddress('acme.io', null)).toBe('https://acme.io');
+    expect(siteAddress('https://acme.io/', null)).toBe('https://acme.io/');
+    // The sandbox's provider config points websites at its stand-in by itself.
+    expect(createProviderConfig({ PROVIDER_SANDBOX_URL: 'http://127.0.0.1:4010' }).websiteStandInUrl).toBe('http://127.0.0.1:4010/sites');
+    expect(createProviderConfig({}).websiteStandInUrl).toBeNull();
   });
 
   it('refuses loopback, private and link-local targets unless allowed', async () => {
