@@ -4,6 +4,7 @@ import { errorMiddleware, requestLogMiddleware } from './error-middleware.ts';
 import { healthRouter } from './routes/health.ts';
 import { openApiRouter } from './routes/openapi.ts';
 import { researchRouter } from './routes/research.ts';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 
 /** `dashboard`: the dashboard's auth, JSON API and pages (api/dashboard), mounted after the research API. */
 export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] = []): Koa<RequestState> {
@@ -15,6 +16,7 @@ export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] =
     ctx.state.em = deps.orm.em.fork();
     await next();
   });
+  app.use(stripeWebhookRoutes(deps)); // reads its raw body itself: before any body parser
   for (const router of [healthRouter(deps), openApiRouter(), researchRouter(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());

@@ -1,9 +1,14 @@
-import { isCancellation, log } from '@temporalio/workflow';
+import { isCancellation, log, patched } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { CompanyProfile, CompanyQuery, Lookup, PersonProfile, SocialPost } from '../domain/enrichment.ts';
 import type { CompanyOutcome, CompanyPlan, ResearchPlan } from '../domain/research-pipeline.ts';
+import { companyFromEmployer } from '../domain/company-from-employer.ts';
 
-
+/**
+ * A company that no company endpoint knows is taken from the person's record of
+ * their employer. Runs recorded before it replay without it (STYLE.md "Known traps").
+ */
+const COMPANY_FROM_EMPLOYER_PATCH = 'company-from-employer-when-company-endpoints-miss';
 
 export interface Enrichment {
   activities: Pick<Activities, 'fetchPerson' | 'fetchPersonPosts' | 'fetchCompany' | 'fetchCompanyPosts' | 'fetchCompanyNews' | 'fetchDecisionMakers' | 'detectTechnologies'>;
@@ -78,7 +83,13 @@ export async function resolveCompany(
   return { companyPlan: await steps.jobs.planCompany(plan.researchId, query), query };
 }
 
-export async function enrichCompany(steps: Enrichment, plan: ResearchPlan, companyPlan: CompanyPlan, query: CompanyQuery): Promise<CompanyState> {
+export async function enrichCompany(
+  steps: Enrichment,
+  plan: ResearchPlan,
+  companyPlan: CompanyPlan,
+  query: CompanyQuery,
+  person?: Promise<PersonState>,
+): Promise<CompanyState> {
   let { profile, source } = companyPlan;
   // Only this run's provider calls: `_meta.company.apis_called` of a cache hit is empty.
   let apisCalled: string[] = [];
@@ -87,6 +98,11 @@ export async function enrichCompany(steps: Enrichment, plan: ResearchPlan, compa
     const lookup = await optional(steps, 'company', () => steps.activities.fetchCompany(query));
     if (lookup) ({ value: profile, source, apisCalled } = lookup);
     isRefreshed = lookup !== null;
+    if (lookup && !lookup.value && person && patched(COMPANY_FROM_EMPLOYER_PATCH)) {
+      const personState = await person;
+      const employer = companyFromEmployer(personState.profile, query);
+      if (employer) ({ profile, source } = { profile: employer, source: personState.source });
+    }
   }
   const state: CompanyState = {
     plan: companyPlan,

@@ -76,7 +76,7 @@ async function runPipeline(input: ResearchWorkflowInput, progress: ResearchProgr
     person,
     person.then((state) => enrichPersonPosts(steps, plan, state)),
     resolveCompany(steps, plan, person).then((resolved) =>
-      resolved ? enrichCompany(steps, plan, resolved.companyPlan, resolved.query) : null,
+      resolved ? enrichCompany(steps, plan, resolved.companyPlan, resolved.query, person) : null,
     ),
   ]);
 

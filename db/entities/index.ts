@@ -6,7 +6,8 @@ import { DecisionMakerRow } from './decision-maker.ts';
 import { ProductContextRow } from './product-context.ts';
 import { ProspectRow } from './prospect.ts';
 import { ResearchJob } from './research-job.ts';
+import { StripeEvent } from './stripe-event.ts';
 
-export { Account, ApiKey, CompanyRow, CreditLedgerEntry, DecisionMakerRow, ProductContextRow, ProspectRow, ResearchJob };
+export { Account, ApiKey, CompanyRow, CreditLedgerEntry, DecisionMakerRow, ProductContextRow, ProspectRow, ResearchJob, StripeEvent };
 
-export const ENTITIES = [Account, ProductContextRow, ApiKey, ResearchJob, CreditLedgerEntry, ProspectRow, CompanyRow, DecisionMakerRow];
+export const ENTITIES = [Account, ProductContextRow, ApiKey, ResearchJob, CreditLedgerEntry, ProspectRow, CompanyRow, DecisionMakerRow, StripeEvent];

@@ -1,0 +1,229 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import getRawBody from 'raw-body';
+import { z } from 'zod';
+import { apiRouter, type ApiState } from './api-routes.ts';
+import { StripeApiError } from './errors.ts';
+import { StripeWorld } from './engine.ts';
+import { pageRouter } from './pages.ts';
+import { parseForm, type Params } from './params.ts';
+import { WebhookDeliverer, type DeliveryOrder } from './webhooks.ts';
+
+export const DEFAULT_STRIPE_SANDBOX_PORT = 4210;
+const REQUEST_LOG_SIZE = 200;
+
+export interface StripeSandboxOptions {
+  port?: number;
+  host?: string;
+  /** Where events are POSTed (our `/webhooks/stripe`); null: recorded, not sent, until `/__sandbox/webhooks` sets it. */
+  webhookUrl?: string | null;
+  webhookSecret?: string;
+  /** Waits before each redelivery of an event the endpoint refused. */
+  retryDelaysMs?: number[];
+}
+
+export interface StripeSandbox {
+  url: string;
+  port: number;
+  world: StripeWorld;
+  webhooks: WebhookDeliverer;
+  close(): Promise<void>;
+}
+
+/** One request as the stand-in saw it (`GET /__admin/calls`). */
+interface CallRecord {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+}
+
+const ZClock = z.object({ to: z.union([z.number().int().positive(), z.iso.datetime({ offset: true })]) });
+const ZWebhooks = z.object({
+  url: z.url().nullable().optional(),
+  secret: z.string().min(1).optional(),
+  order: z.enum(['in_order', 'reverse']).optional(),
+  duplicate: z.boolean().optional(),
+});
+
+/**
+ * A stateful Stripe stand-in: the REST API our billing client calls
+ * (`api-routes.ts`), hosted Checkout and Portal pages (`pages.ts`), signed
+ * webhooks (`webhooks.ts`) and test controls under `/__sandbox/*`.
+ */
+export async function startStripeSandbox(options: StripeSandboxOptions = {}): Promise<StripeSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const app = new Koa();
+  app.silent = true;
+  // Listening first: the pages' URLs need the port; requests are handled once the app below is complete.
+  const server: Server = createServer();
+  server.listen(options.port ?? DEFAULT_STRIPE_SANDBOX_PORT, host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${port}`;
+  const world = new StripeWorld(url);
+  const webhooks = new WebhookDeliverer({
+    url: options.webhookUrl ?? null,
+    secret: options.webhookSecret ?? 'whsec_sandbox',
+    order: 'in_order',
+    duplicate: false,
+    retryDelaysMs: options.retryDelaysMs ?? [500, 2_000, 5_000, 15_000],
+  });
+  const calls: CallRecord[] = [];
+  let callCount = 0;
+  const idempotent = new Map<string, { body: string; status: number; reply: unknown }>();
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const apiError = error instanceof StripeApiError ? error : null;
+      if (!apiError) process.stderr.write(`stripe sandbox: ${error instanceof Error ? error.stack : String(error)}\n`);
+      const shown = apiError ?? new StripeApiError(500, 'api_error', 'An unexpected error occurred in the Stripe sandbox.');
+      ctx.status = shown.status;
+      ctx.body = shown.body();
+    } finally {
+      // Whatever the request changed is announced, in one batch.
+      webhooks.enqueue(world.takeEmitted());
+      callCount += 1;
+      calls.push({ at: new Date().toISOString(), method: ctx.method, path: ctx.path, status: ctx.status });
+      if (calls.length > REQUEST_LOG_SIZE) calls.shift();
+    }
+  });
+
+  // Bodies: Stripe's form encoding for the API and the pages; JSON for the test controls.
+  app.use(async (ctx, next) => {
+    const text = ctx.method === 'GET' || ctx.method === 'HEAD' ? '' : (await getRawBody(ctx.req, { limit: 1024 * 1024, encoding: 'utf8' }));
+    const isJson = /json/i.test(ctx.get('content-type'));
+    let body: Params = {};
+    if (text) {
+      try {
+        body = isJson ? (JSON.parse(text) as Params) : parseForm(text);
+      } catch {
+        throw new StripeApiError(400, 'invalid_request_error', 'Invalid request body.');
+      }
+    }
+    (ctx.request as { body?: Params }).body = body;
+    (ctx.state as ApiState).params = ctx.method === 'GET' || ctx.method === 'DELETE' ? { ...parseForm(ctx.querystring), ...body } : body;
+    (ctx.state as { rawBody?: string }).rawBody = text;
+    await next();
+  });
+
+  // The API: a secret test key as Bearer token (or Basic user), as Stripe accepts (docs.stripe.com/api/authentication).
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith('/v1/')) return next();
+    const header = ctx.get('authorization');
+    const key = header.startsWith('Bearer ') ? header.slice(7).trim() : header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString().split(':')[0]! : '';
+    if (!key) {
+      throw new StripeApiError(401, 'invalid_request_error', 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. \'Authorization: Bearer YOUR_SECRET_KEY\').');
+    }
+    if (!/^(sk|rk)_test_\w+$/.test(key)) {
+      throw new StripeApiError(401, 'invalid_request_error', `Invalid API Key provided: ${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`, { code: 'api_key_invalid' });
+    }
+    ctx.set('request-id', `req_${Math.random().toString(36).slice(2, 16)}`);
+    ctx.set('stripe-version', '2026-10-28.endive');
+    // Idempotent requests (docs.stripe.com/api/idempotent_requests): the same key replays the first reply.
+    const idempotencyKey = ctx.method === 'POST' ? ctx.get('idempotency-key') : '';
+    const rawBody = (ctx.state as { rawBody?: string }).rawBody ?? '';
+    const remembered = idempotencyKey ? idempotent.get(`${key}:${idempotencyKey}`) : undefined;
+    if (remembered) {
+      if (remembered.body !== `${ctx.path}?${rawBody}`) {
+        throw new StripeApiError(400, 'idempotency_error', `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`);
+      }
+      ctx.set('idempotent-replayed', 'true');
+      ctx.status = remembered.status;
+      ctx.body = remembered.reply;
+      return;
+    }
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof StripeApiError)) throw error;
+      ctx.status = error.status;
+      ctx.body = error.body();
+    }
+    if (ctx.status === 404 && ctx.body === undefined) {
+      throw new StripeApiError(404, 'invalid_request_error', `Unrecognized request URL (${ctx.method}: ${ctx.path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`);
+    }
+    if (idempotencyKey && ctx.status < 500) idempotent.set(`${key}:${idempotencyKey}`, { body: `${ctx.path}?${rawBody}`, status: ctx.status, reply: ctx.body });
+  });
+
+  const api = apiRouter(world);
+  app.use(api.routes());
+  app.use(api.allowedMethods());
+  const pages = pageRouter(world);
+  app.use(pages.routes());
+
+  const controls = new Router();
+  const paramsOf = (ctx: Koa.Context) => (ctx.request as { body?: Params }).body ?? {};
+  controls.get('/__admin/calls', (ctx) => {
+    ctx.body = { calls: callCount, requests: calls };
+  });
+  controls.post('/__sandbox/clock', (ctx) => {
+    const parsed = ZClock.safeParse(paramsOf(ctx));
+    if (!parsed.success) throw new StripeApiError(400, 'invalid_request_error', '`to` must be a Unix time in seconds or an ISO 8601 date-time.', { param: 'to' });
+    const to = typeof parsed.data.to === 'number' ? parsed.data.to : Math.floor(Date.parse(parsed.data.to) / 1000);
+    world.advanceClock(to);
+    ctx.body = { now: world.now(), iso: new Date(world.now() * 1000).toISOString() };
+  });
+  controls.get('/__sandbox/clock', (ctx) => {
+    ctx.body = { now: world.now(), iso: new Date(world.now() * 1000).toISOString() };
+  });
+  controls.post('/__sandbox/fail-next-payment', (ctx) => {
+    const count = Number(paramsOf(ctx).count ?? 1);
+    world.failNextPayment(Number.isInteger(count) && count > 0 ? count : 1);
+    ctx.body = { failing: true };
+  });
+  controls.get('/__sandbox/events', (ctx) => {
+    const type = typeof ctx.query.type === 'string' ? ctx.query.type : null;
+    ctx.body = {
+      data: world.events.filter((event) => !type || event.type === type).map((event) => ({ ...event, delivery: webhooks.records.get(event.id) ?? null })),
+    };
+  });
+  controls.post('/__sandbox/events/:id/resend', (ctx) => {
+    const event = world.events.find((candidate) => candidate.id === ctx.params.id);
+    if (!event) throw new StripeApiError(404, 'invalid_request_error', `No such event: '${ctx.params.id}'`, { code: 'resource_missing' });
+    webhooks.resend(event);
+    ctx.body = { resent: event.id };
+  });
+  controls.post('/__sandbox/webhooks', (ctx) => {
+    const parsed = ZWebhooks.safeParse(paramsOf(ctx));
+    if (!parsed.success) throw new StripeApiError(400, 'invalid_request_error', 'Expected { url?, secret?, order?: in_order|reverse, duplicate?: boolean }.');
+    const { url: endpoint, secret, order, duplicate } = parsed.data;
+    if (endpoint !== undefined) webhooks.settings.url = endpoint;
+    if (secret !== undefined) webhooks.settings.secret = secret;
+    if (order !== undefined) webhooks.settings.order = order as DeliveryOrder;
+    if (duplicate !== undefined) webhooks.settings.duplicate = duplicate;
+    ctx.body = { url: webhooks.settings.url, order: webhooks.settings.order, duplicate: webhooks.settings.duplicate };
+  });
+  /** Answers once every event is delivered or given up on (at most `timeout_ms`, default 10 s). */
+  controls.get('/__sandbox/idle', async (ctx) => {
+    const timeoutMs = Math.min(60_000, Number(ctx.query.timeout_ms ?? 10_000) || 10_000);
+    const isIdle = await Promise.race([webhooks.idle().then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref())]);
+    ctx.status = isIdle ? 200 : 504;
+    ctx.body = { idle: isIdle };
+  });
+  controls.post('/__sandbox/reset', (ctx) => {
+    world.reset();
+    webhooks.reset();
+    idempotent.clear();
+    ctx.body = { reset: true };
+  });
+  app.use(controls.routes());
+  server.on('request', app.callback());
+
+  return {
+    url,
+    port,
+    world,
+    webhooks,
+    async close() {
+      webhooks.reset();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

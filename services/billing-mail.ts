@@ -1,0 +1,20 @@
+import { paymentFailedEmail } from '../integrations/mail/templates/index.ts';
+import type { PaymentFailedNotifier } from './billing-sync.ts';
+import { enqueueMail } from './mail-outbox.ts';
+
+const planTitle = (plan: string) => plan[0]!.toUpperCase() + plan.slice(1);
+
+/**
+ * A failed payment e-mails the owner (DECISIONS.md "Plans"), through the
+ * outbox in the webhook's transaction: one mail per invoice, however often
+ * Stripe delivers the event or retries the charge.
+ */
+export function paymentFailedNotifier(publicUrl: string): PaymentFailedNotifier {
+  return async (em, { account, invoiceId, plan }) => {
+    await enqueueMail(em, {
+      accountId: account.id,
+      dedupeKey: `payment-failed:${invoiceId}`,
+      message: paymentFailedEmail({ to: account.ownerEmail, planName: planTitle(plan), publicUrl }),
+    });
+  };
+}

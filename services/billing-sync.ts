@@ -1,0 +1,210 @@
+import type Stripe from 'stripe';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account, CreditLedgerEntry } from '../db/entities/index.ts';
+import type { IAccount } from '../db/entities/account.ts';
+import { billingCycleAt } from '../domain/billing-cycle.ts';
+import { PLANS, planRank, type PlanName } from '../domain/plans.ts';
+import type { StripeBilling, SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
+import { upgradeLockedAccount } from './accounts.ts';
+import { lockAccount } from './credits.ts';
+
+// Stripe's webhooks are the only way plans and credits change (DECISIONS.md
+// "Plans"). Events arrive late, twice, or out of order, so an event is only a
+// nudge: the subscription is read again from Stripe, under the account's row
+// lock, and the account is brought in line with what Stripe says now.
+
+/** Subscription statuses under which the plan is the subscription's (`past_due`: the plan stays while Stripe retries). */
+const LIVE_STATUSES = new Set<string>(['active', 'trialing', 'past_due', 'unpaid']);
+const ENDED_STATUSES = new Set<string>(['canceled', 'incomplete_expired']);
+
+export const HANDLED_EVENT_TYPES = [
+  'checkout.session.completed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.paid',
+  'invoice.payment_failed',
+  'subscription_schedule.updated',
+  'subscription_schedule.released',
+] as const;
+
+export interface PaymentFailure {
+  account: IAccount;
+  invoiceId: string;
+  plan: PlanName;
+}
+
+/** Tells the owner a payment failed; runs inside the event's transaction (an outbox row, so a retried event mails once). */
+export type PaymentFailedNotifier = (em: EntityManager, failure: PaymentFailure) => Promise<void>;
+
+export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
+
+interface EventRefs {
+  accountId: number | null;
+  customerId: string | null;
+  subscriptionId: string | null;
+}
+
+const idOf = (value: unknown): string | null =>
+  typeof value === 'string' ? value : value && typeof value === 'object' && 'id' in value && typeof value.id === 'string' ? value.id : null;
+
+function positiveInt(value: unknown): number | null {
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+function refsOf(event: Stripe.Event): EventRefs | null {
+  switch (event.type) {
+    case 'checkout.session.completed': {
+      const session = event.data.object;
+      if (session.mode !== 'subscription') return null;
+      return { accountId: positiveInt(session.client_reference_id), customerId: idOf(session.customer), subscriptionId: idOf(session.subscription) };
+    }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted': {
+      const sub = event.data.object;
+      return { accountId: positiveInt(sub.metadata?.account_id), customerId: idOf(sub.customer), subscriptionId: sub.id };
+    }
+    case 'invoice.paid':
+    case 'invoice.payment_failed': {
+      const invoice = event.data.object;
+      return { accountId: null, customerId: idOf(invoice.customer), subscriptionId: idOf(invoice.parent?.subscription_details?.subscription) };
+    }
+    case 'subscription_schedule.updated':
+    case 'subscription_schedule.released': {
+      const schedule = event.data.object;
+      return { accountId: null, customerId: idOf(schedule.customer), subscriptionId: idOf(schedule.subscription) ?? schedule.released_subscription };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Applies one verified event, once: its id is inserted in the transaction of
+ * its effect, so a second delivery (a retry, a replay, a concurrent twin that
+ * waits on the unique key) finds it and changes nothing.
+ */
+export async function applyStripeEvent(
+  em: EntityManager,
+  billing: StripeBilling,
+  event: Stripe.Event,
+  notifyPaymentFailed: PaymentFailedNotifier,
+): Promise<{ outcome: EventOutcome; accountId: number | null }> {
+  const refs = refsOf(event);
+  if (!refs) return { outcome: 'ignored', accountId: null };
+  const at = new Date(event.created * 1000);
+  return em.transactional(async (tx) => {
+    const inserted: unknown[] = await tx.execute('insert into stripe_event (id, type, account_id, received_at) values (?, ?, null, ?) on conflict (id) do nothing returning id', [
+      event.id,
+      event.type,
+      new Date(),
+    ]);
+    if (inserted.length === 0) return { outcome: 'duplicate' as const, accountId: null };
+
+    const found = await findAccount(tx, refs);
+    if (!found) return { outcome: 'ignored' as const, accountId: null };
+    const account = await lockAccount(tx, found.id, at);
+    if (!account.stripeCustomerId && refs.customerId) account.stripeCustomerId = refs.customerId;
+    if (refs.subscriptionId) {
+      const subscription = await billing.retrieveSubscription(refs.subscriptionId);
+      syncSubscription(tx, billing, account, subscription, at);
+    }
+    if (event.type === 'invoice.payment_failed') {
+      await notifyPaymentFailed(tx, { account, invoiceId: event.data.object.id!, plan: account.plan });
+    }
+    await tx.execute('update stripe_event set account_id = ? where id = ?', [account.id, event.id]);
+    await tx.flush();
+    return { outcome: 'applied' as const, accountId: account.id };
+  });
+}
+
+async function findAccount(em: EntityManager, refs: EventRefs): Promise<IAccount | null> {
+  if (refs.accountId !== null) {
+    const byId = await em.findOne(Account, refs.accountId);
+    // The id came from our own metadata; the customer must match once one is linked.
+    if (byId && (!byId.stripeCustomerId || !refs.customerId || byId.stripeCustomerId === refs.customerId)) return byId;
+  }
+  return refs.customerId ? em.findOne(Account, { stripeCustomerId: refs.customerId }) : null;
+}
+
+/**
+ * Brings a locked account in line with its subscription as Stripe has it now.
+ * Idempotent: applying the same state twice changes nothing the second time.
+ */
+export function syncSubscription(em: EntityManager, billing: StripeBilling, account: IAccount, sub: SubscriptionState, at: Date): void {
+  const isFollowed = account.stripeSubscriptionId === sub.id;
+  if (!isFollowed && account.stripeSubscriptionId !== null) return; // an older (or a second) subscription: the followed one decides
+  if (ENDED_STATUSES.has(sub.status)) {
+    if (isFollowed) endSubscription(em, account, sub);
+    return;
+  }
+  const plan = billing.planFor(sub.priceId);
+  if (!LIVE_STATUSES.has(sub.status) || plan === null) return; // `incomplete`: not paid yet; or a price that is none of our plans
+  account.subscriptionStatus = sub.status;
+  if (!isFollowed) {
+    startSubscription(em, account, sub, plan);
+  } else if (sub.periodStart.getTime() > account.cycleStart.getTime()) {
+    renew(em, account, sub, plan);
+  } else if (planRank(plan) > planRank(account.plan)) {
+    upgradeLockedAccount(em, account, plan, at);
+  }
+  account.pendingPlan = pendingPlanOf(billing, account, sub, plan);
+}
+
+/** What the account changes to at the period's end, as the subscription says. */
+function pendingPlanOf(billing: StripeBilling, account: IAccount, sub: SubscriptionState, plan: PlanName): PlanName | null {
+  if (sub.cancelAtPeriodEnd) return 'free';
+  const next = sub.schedule?.nextPriceId ? billing.planFor(sub.schedule.nextPriceId) : null;
+  if (next && next !== account.plan) return next;
+  // A price lowered mid-period (for example in the Billing Portal) applies at the next cycle start.
+  if (planRank(plan) < planRank(account.plan)) return plan;
+  return null;
+}
+
+/**
+ * Free → paid: the cycle now follows the subscription's period (DECISIONS.md
+ * "Plans"); the whole period is ahead, so the new plan's credits come in full,
+ * plus the unused credits of the Free cycle.
+ */
+function startSubscription(em: EntityManager, account: IAccount, sub: SubscriptionState, plan: PlanName): void {
+  const usedBefore = account.creditsUsed;
+  const unused = Math.max(0, account.creditLimit - account.creditsUsed);
+  account.stripeSubscriptionId = sub.id;
+  account.plan = plan;
+  account.billingAnchor = sub.billingCycleAnchor;
+  account.cycleStart = sub.periodStart;
+  account.creditsUsed = 0;
+  account.creditLimit = PLANS[plan].creditsPerCycle + unused;
+  ledger(em, account, 'plan_change', -usedBefore, `subscribed to ${plan}: ${unused} carried over + ${PLANS[plan].creditsPerCycle} for the new cycle`);
+}
+
+/** A new period (the renewal's invoice, or a scheduled downgrade taking effect): credits reset on the subscription's plan. */
+function renew(em: EntityManager, account: IAccount, sub: SubscriptionState, plan: PlanName): void {
+  const usedBefore = account.creditsUsed;
+  account.plan = plan;
+  account.billingAnchor = sub.billingCycleAnchor;
+  account.cycleStart = sub.periodStart;
+  account.creditsUsed = 0;
+  account.creditLimit = PLANS[plan].creditsPerCycle;
+  ledger(em, account, 'cycle_reset', -usedBefore, `new cycle on ${plan}`);
+}
+
+/** The subscription ended (cancelled at the period's end, or by Stripe after failed payments): back to Free. */
+function endSubscription(em: EntityManager, account: IAccount, sub: SubscriptionState): void {
+  const endedAt = sub.endedAt ?? sub.periodEnd;
+  const usedBefore = account.creditsUsed;
+  account.stripeSubscriptionId = null;
+  account.subscriptionStatus = sub.status;
+  account.pendingPlan = null;
+  account.plan = 'free';
+  account.cycleStart = billingCycleAt(account.billingAnchor, endedAt).start;
+  account.creditsUsed = 0;
+  account.creditLimit = PLANS.free.creditsPerCycle;
+  ledger(em, account, 'cycle_reset', -usedBefore, 'subscription ended: new cycle on free');
+}
+
+function ledger(em: EntityManager, account: IAccount, kind: 'plan_change' | 'cycle_reset', usedDelta: number, note: string): void {
+  em.create(CreditLedgerEntry, { account, researchId: null, kind, usedDelta, limitAfter: account.creditLimit, cycleStart: account.cycleStart, note });
+}

@@ -1,0 +1,203 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../db/entities/index.ts';
+import type { IAccount } from '../db/entities/account.ts';
+import { billingCycleAt } from '../domain/billing-cycle.ts';
+import { AppError } from '../domain/errors.ts';
+import { PLAN_NAMES, PLANS, planRank, type Plan, type PlanName } from '../domain/plans.ts';
+import type { PaidPlanName } from '../integrations/stripe/config.ts';
+import type { StripeBilling, SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
+import { upgradeCredits } from './accounts.ts';
+import { lockAccount } from './credits.ts';
+
+// What the dashboard's Billing page calls. Nothing here changes a plan or a
+// credit: payments are asked of Stripe, and its verified webhooks apply them
+// (services/billing-sync.ts). Only the pending change is written at once, so
+// the page shows it before the webhook confirms it.
+
+/** Billing's dependency: the Stripe client, or null when billing is not configured. */
+export type Billing = StripeBilling | null;
+
+export interface UpgradeOffer {
+  /** `checkout` from Free; `subscription_update` from a paid plan. */
+  via: 'checkout' | 'subscription_update';
+  /** Charged now, in the currency's smallest unit (cents). Stripe's own preview for a paid → paid upgrade. */
+  amountDueCents: number;
+  currency: string;
+  /** DECISIONS.md "Plans": unused credits kept plus the new plan's credits for the rest of the cycle. */
+  creditsCarriedOver: number;
+  creditsAdded: number;
+  creditLimitAfter: number;
+}
+
+export interface PlanOption extends Plan {
+  isCurrent: boolean;
+  /** null for the current plan and lower ones. */
+  upgrade: UpgradeOffer | null;
+}
+
+export interface BillingOverview {
+  plan: PlanName;
+  cycle: { start: string; end: string };
+  credits: { used: number; limit: number; remaining: number };
+  /** A downgrade or a cancellation (`plan: 'free'`) waiting for the cycle's end, revocable until then. */
+  pendingChange: { plan: PlanName; kind: 'downgrade' | 'cancellation'; effectiveAt: string } | null;
+  /** Stripe's status of the paid subscription (`active`, `past_due`, …), null on Free. */
+  subscriptionStatus: string | null;
+  hasBillingAccount: boolean;
+  isBillingConfigured: boolean;
+  plans: PlanOption[];
+}
+
+const requireBilling = (billing: Billing): StripeBilling => {
+  if (!billing) throw new AppError('billing_not_configured', 'Payments are not configured on this server.');
+  return billing;
+};
+
+const paidPlan = (plan: PlanName): PaidPlanName => {
+  if (plan === 'free') throw new AppError('plan_change_not_allowed', 'The Free plan is reached by cancelling the subscription.');
+  return plan;
+};
+
+export async function billingOverview(em: EntityManager, billing: Billing, accountId: number, now = new Date()): Promise<BillingOverview> {
+  const account = await em.findOneOrFail(Account, accountId, { refresh: true });
+  const cycle = billingCycleAt(account.billingAnchor, account.cycleStart);
+  const subscription = billing && account.stripeSubscriptionId ? await billing.retrieveSubscription(account.stripeSubscriptionId) : null;
+  const plans: PlanOption[] = [];
+  for (const name of PLAN_NAMES) {
+    const isHigher = planRank(name) > planRank(account.plan);
+    const upgrade = billing && isHigher && name !== 'free' ? await upgradeOffer(billing, account, subscription, name, now) : null;
+    plans.push({ ...PLANS[name], isCurrent: name === account.plan, upgrade });
+  }
+  return {
+    plan: account.plan,
+    cycle: { start: cycle.start.toISOString(), end: cycle.end.toISOString() },
+    credits: { used: account.creditsUsed, limit: account.creditLimit, remaining: Math.max(0, account.creditLimit - account.creditsUsed) },
+    pendingChange: account.pendingPlan
+      ? { plan: account.pendingPlan, kind: account.pendingPlan === 'free' ? 'cancellation' : 'downgrade', effectiveAt: cycle.end.toISOString() }
+      : null,
+    subscriptionStatus: account.stripeSubscriptionId ? account.subscriptionStatus : null,
+    hasBillingAccount: account.stripeCustomerId !== null,
+    isBillingConfigured: billing !== null,
+    plans,
+  };
+}
+
+async function upgradeOffer(billing: StripeBilling, account: IAccount, subscription: SubscriptionState | null, plan: PaidPlanName, now: Date): Promise<UpgradeOffer> {
+  if (!subscription || !account.stripeCustomerId) {
+    // Checkout starts a new cycle on the subscription's period: all of it is ahead (services/billing-sync.ts).
+    const unused = Math.max(0, account.creditLimit - account.creditsUsed);
+    return {
+      via: 'checkout',
+      amountDueCents: PLANS[plan].monthlyPriceUsd * 100,
+      currency: 'usd',
+      creditsCarriedOver: unused,
+      creditsAdded: PLANS[plan].creditsPerCycle,
+      creditLimitAfter: PLANS[plan].creditsPerCycle + unused,
+    };
+  }
+  // Stripe prorates within its period; a clock behind the period's start previews at its start.
+  const at = new Date(Math.min(Math.max(now.getTime(), subscription.periodStart.getTime()), subscription.periodEnd.getTime() - 1000));
+  const preview = await billing.previewUpgrade({ customerId: account.stripeCustomerId, subscription, plan, at });
+  const credits = upgradeCredits(account, plan, at);
+  return {
+    via: 'subscription_update',
+    amountDueCents: preview.amountDueCents,
+    currency: preview.currency,
+    creditsCarriedOver: credits.unused,
+    creditsAdded: credits.prorated,
+    creditLimitAfter: credits.limitAfter,
+  };
+}
+
+/** Free → paid: a Stripe Checkout page to send the browser to. The plan changes when Stripe's webhook says it is paid. */
+export async function startCheckout(
+  em: EntityManager,
+  billing: Billing,
+  accountId: number,
+  plan: PlanName,
+  urls: { successUrl: string; cancelUrl: string },
+): Promise<{ url: string }> {
+  const stripe = requireBilling(billing);
+  const target = paidPlan(plan);
+  const account = await em.findOneOrFail(Account, accountId, { refresh: true });
+  if (account.stripeSubscriptionId) throw new AppError('plan_change_not_allowed', 'This account already has a subscription: change its plan instead.');
+  if (!account.stripeCustomerId) {
+    account.stripeCustomerId = await stripe.createCustomer({ accountId, email: account.ownerEmail });
+    await em.flush();
+  }
+  const session = await stripe.createCheckoutSession({ customerId: account.stripeCustomerId, accountId, plan: target, ...urls });
+  return { url: session.url };
+}
+
+/**
+ * Paid → paid upgrade, charged now (prorated). `paid`: Stripe took the
+ * payment and its webhook brings the plan and credits; `payment_pending`: the
+ * card was declined or needs action, the plan stays (update the card in the portal).
+ */
+export async function upgrade(em: EntityManager, billing: Billing, accountId: number, plan: PlanName): Promise<{ status: 'paid' | 'payment_pending' }> {
+  const stripe = requireBilling(billing);
+  const target = paidPlan(plan);
+  const { account, subscription } = await subscribed(em, stripe, accountId);
+  if (planRank(target) <= planRank(account.plan)) throw new AppError('plan_change_not_allowed', `The account is on ${account.plan}; ${target} is not an upgrade.`);
+  // An upgrade replaces any change waiting for the period's end.
+  if (subscription.schedule) await stripe.releaseSchedule(subscription.schedule.id);
+  if (subscription.cancelAtPeriodEnd) await stripe.setCancelAtPeriodEnd(subscription.id, false);
+  const updated = await stripe.upgrade({ subscription, plan: target });
+  return { status: updated.hasPendingUpdate || stripe.planFor(updated.priceId) !== target ? 'payment_pending' : 'paid' };
+}
+
+/** A lower paid plan from the next cycle start; `free` is a cancellation. */
+export async function scheduleDowngrade(em: EntityManager, billing: Billing, accountId: number, plan: PlanName): Promise<BillingOverview['pendingChange']> {
+  if (plan === 'free') return cancelSubscription(em, billing, accountId);
+  const stripe = requireBilling(billing);
+  const { account, subscription } = await subscribed(em, stripe, accountId);
+  if (planRank(plan) >= planRank(account.plan)) throw new AppError('plan_change_not_allowed', `The account is on ${account.plan}; ${plan} is not a downgrade.`);
+  if (subscription.cancelAtPeriodEnd) await stripe.setCancelAtPeriodEnd(subscription.id, false);
+  await stripe.scheduleDowngrade({ subscription, plan });
+  return setPendingPlan(em, accountId, plan);
+}
+
+/** Back to Free at the cycle's end: the subscription is cancelled at its period's end. */
+export async function cancelSubscription(em: EntityManager, billing: Billing, accountId: number): Promise<BillingOverview['pendingChange']> {
+  const stripe = requireBilling(billing);
+  const { subscription } = await subscribed(em, stripe, accountId);
+  // Stripe refuses to change the cancellation of a subscription a schedule manages.
+  if (subscription.schedule) await stripe.releaseSchedule(subscription.schedule.id);
+  await stripe.setCancelAtPeriodEnd(subscription.id, true);
+  return setPendingPlan(em, accountId, 'free');
+}
+
+/** Keeps the current plan: a scheduled downgrade or cancellation is withdrawn. */
+export async function revokePendingChange(em: EntityManager, billing: Billing, accountId: number): Promise<void> {
+  const stripe = requireBilling(billing);
+  const { subscription } = await subscribed(em, stripe, accountId);
+  if (subscription.schedule) await stripe.releaseSchedule(subscription.schedule.id);
+  if (subscription.cancelAtPeriodEnd) await stripe.setCancelAtPeriodEnd(subscription.id, false);
+  await setPendingPlan(em, accountId, null);
+}
+
+/** Stripe's Billing Portal (cards, invoices) for the account's customer. */
+export async function portalUrl(em: EntityManager, billing: Billing, accountId: number, returnUrl: string): Promise<{ url: string }> {
+  const stripe = requireBilling(billing);
+  const account = await em.findOneOrFail(Account, accountId, { refresh: true });
+  if (!account.stripeCustomerId) throw new AppError('plan_change_not_allowed', 'The account has never paid: choose a plan first.');
+  return { url: await stripe.createPortalSession({ customerId: account.stripeCustomerId, returnUrl }) };
+}
+
+async function subscribed(em: EntityManager, stripe: StripeBilling, accountId: number): Promise<{ account: IAccount; subscription: SubscriptionState }> {
+  const account = await em.findOneOrFail(Account, accountId, { refresh: true });
+  if (!account.stripeSubscriptionId) throw new AppError('plan_change_not_allowed', 'The account has no paid subscription: upgrade through Checkout.');
+  return { account, subscription: await stripe.retrieveSubscription(account.stripeSubscriptionId) };
+}
+
+/** The pending change as the page should show it now; the webhook that follows writes the same from Stripe's state. */
+async function setPendingPlan(em: EntityManager, accountId: number, plan: PlanName | null): Promise<BillingOverview['pendingChange']> {
+  return em.transactional(async (tx) => {
+    const account = await lockAccount(tx, accountId, new Date());
+    account.pendingPlan = plan;
+    await tx.flush();
+    if (!plan) return null;
+    const cycle = billingCycleAt(account.billingAnchor, account.cycleStart);
+    return { plan, kind: plan === 'free' ? 'cancellation' : 'downgrade', effectiveAt: cycle.end.toISOString() };
+  });
+}
