@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PROSPECT_REASONS } from './prospect-reason.ts';
 
 // Reply shapes of the API (spec §2, §4). The same schemas shape the replies in
 // tests and produce the OpenAPI document. Any field can be null (spec §2.5).
@@ -74,7 +75,14 @@ export const ZResearchData = z.object({
 
 export const ZMeta = z
   .object({
-    prospect: z.object({ from_cache: z.boolean(), cache_age_days: z.number().int(), source: nullableString }).optional(),
+    prospect: z
+      .object({
+        from_cache: z.boolean(),
+        cache_age_days: z.number().int(),
+        source: nullableString,
+        reason: z.enum(PROSPECT_REASONS).optional().describe('Why no person was found: the address (free_mail, disposable, role_address) or the sources'),
+      })
+      .optional(),
     company: z.object({ from_cache: z.boolean(), apis_called: z.array(z.string()) }).optional(),
     ai: z.object({ source: nullableString, generated: z.boolean() }).optional(),
   })

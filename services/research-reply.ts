@@ -2,6 +2,9 @@ import type { ICompanyRow } from '../db/entities/company.ts';
 import type { IDecisionMakerRow } from '../db/entities/decision-maker.ts';
 import type { IProspectRow } from '../db/entities/prospect.ts';
 import { ageInDays } from '../domain/cache-policy.ts';
+import { withoutProspect } from '../domain/decision-makers.ts';
+import { classifyEmail } from '../domain/email-classification.ts';
+import { prospectReason } from '../domain/prospect-reason.ts';
 import type { NewsArticle, SocialPost } from '../domain/enrichment.ts';
 import type { ResearchOutcome } from '../domain/research-pipeline.ts';
 import type { ReplyMeta, ResearchData, StoredResearchReply } from '../domain/research-reply.ts';
@@ -25,7 +28,9 @@ export function buildStoredReply(input: ReplyInput): StoredResearchReply {
   const data: ResearchData = {
     prospect: prospectData(input.prospectRow, input.email),
     company: input.companyRow?.profile ? companyData(input.companyRow, input.entitlements.companyNews, input.now) : null,
-    decision_makers: input.entitlements.decisionMakers ? input.decisionMakerRows.map(decisionMakerData) : [],
+    decision_makers: input.entitlements.decisionMakers
+      ? withoutProspect(input.decisionMakerRows, input.prospectRow.profile ?? null).map(decisionMakerData)
+      : [],
   };
   return { data, meta: meta(input) };
 }
@@ -114,11 +119,17 @@ function decisionMakerData(row: IDecisionMakerRow): ResearchData['decision_maker
 function meta({ prospectRow, companyRow, outcome, now }: ReplyInput): ReplyMeta {
   const fetchedAt = prospectRow.fetchedAt;
   const companyFromCache = !outcome.company?.isRefreshed && companyRow?.fetchedAt != null;
+  const reason = prospectReason(classifyEmail(prospectRow.email), {
+    isFound: prospectRow.profile != null,
+    // Answered this run, or earlier (a cached "not found" is an answer too).
+    wasAnswered: outcome.prospect.isRefreshed || fetchedAt != null,
+  });
   return {
     prospect: {
       from_cache: !outcome.prospect.isRefreshed && fetchedAt != null,
       cache_age_days: fetchedAt ? ageInDays(fetchedAt, now) : 0,
       source: prospectRow.source ?? null,
+      ...(reason ? { reason } : {}),
     },
     ...(companyRow && outcome.company ? { company: { from_cache: companyFromCache, apis_called: outcome.company.apisCalled } } : {}),
     ai: { source: outcome.ai.source, generated: outcome.ai.usage !== null },

@@ -89,3 +89,50 @@ describe('company_social_url', () => {
     expect(done.data.company!.name).toBe(overriding.name);
   });
 });
+
+describe('a person whose company no company endpoint knows (issue 10: anthony.young@meridianestates.ai)', () => {
+  it('completes with the employer the person record names, and that company’s decision makers', async () => {
+    const world = stack.providerWorld.world;
+    // Known to both person providers; PDL knows other leaders of the company, no company endpoint knows it.
+    const person = world.samplePeople({ knownTo: 'both', companyKnownTo: 'none' }, 400).find((candidate) =>
+      world.peopleOf(world.companies[candidate.company]).some((colleague) =>
+        colleague !== candidate && ['c_suite', 'vp', 'director'].includes(colleague.seniority) && (colleague.coverage === 'pdl' || colleague.coverage === 'both')))!;
+    const company = world.companies[person.company];
+    const done = await researchCompleted(stack, key, { email: person.email });
+    expect(done.data.prospect!.name).toBe(person.fullName);
+    expect(done.data.company).toMatchObject({ name: company.name, website: `https://${company.domain}` });
+    expect(done.data.decision_makers.length).toBeGreaterThan(0);
+    expect(done.data.decision_makers.every((dm) => dm.company_name === company.name)).toBe(true);
+  });
+});
+
+describe('the prospect among their company’s leaders', () => {
+  it('is not listed among their own company’s decision makers', async () => {
+    const world = stack.providerWorld.world;
+    const leader = world.samplePeople({ knownTo: 'both', companyKnownTo: 'both', seniority: 'vp' }, 50)
+      .find((candidate) => world.peopleOf(world.companies[candidate.company]).filter((p) => ['c_suite', 'vp', 'director'].includes(p.seniority) && p.coverage !== 'apollo' && p.coverage !== 'none').length >= 2)!;
+    const done = await researchCompleted(stack, key, { email: leader.email });
+    expect(done.data.decision_makers.length).toBeGreaterThan(0);
+    expect(done.data.decision_makers.map((dm) => dm.social_url)).not.toContain(leader.linkedinUrl);
+    expect(done.data.decision_makers.map((dm) => dm.full_name)).not.toContain(leader.fullName);
+  });
+});
+
+describe('_meta.prospect.reason', () => {
+  it('says why an address that names no person completed with nulls', async () => {
+    const company = stack.providerWorld.world.sampleCompanies({ knownTo: 'both' }, 12)[11];
+    const cases: [string, string][] = [
+      ['someone.else@gmail.com', 'free_mail'],
+      ['throwaway@mailinator.com', 'disposable'],
+      [`info@${company.domain}`, 'role_address'],
+      [`zed.quarterman@${company.domain}`, 'not_found'],
+    ];
+    for (const [email, reason] of cases) {
+      const done = await researchCompleted(stack, key, { email });
+      expect(done.data.prospect!.name, email).toBeNull();
+      expect(done.meta.prospect.reason, email).toBe(reason);
+    }
+    const known = samplePerson(stack, { knownTo: 'both', companyKnownTo: 'both' }, 20);
+    expect((await researchCompleted(stack, key, { email: known.email })).meta.prospect.reason).toBeUndefined();
+  });
+});
