@@ -18,6 +18,20 @@ const ZProductContextAnswer = z.object({
   targetCustomers: z.array(zText()).min(1).max(MAX_CUSTOMERS),
 });
 
+// Placeholder shapes a model (or a schema filler) writes when the page gave it
+// nothing: "keyFeatures 1", "Feature 2", "item", "N/A", "lorem ipsum", "TBD".
+const PLACEHOLDER = /^(?:(?:key\s*)?features?|target\s*customers?|customers?|items?|points?|values?|strings?|texts?|examples?|names?|descriptions?|products?|placeholder|todo|tbd|n\/?a|none|unknown|null|undefined|lorem ipsum.*|\.\.\.|…)\s*[#:.-]?\s*\d*\.?$/i;
+
+/** Items that say nothing about the product; the model is asked again, naming them. */
+export function placeholderProblems(answer: z.output<typeof ZProductContextAnswer>): string[] {
+  const fields: [string, string[]][] = [['name', [answer.name]], ['description', [answer.description]], ['keyFeatures', answer.keyFeatures], ['targetCustomers', answer.targetCustomers]];
+  return fields.flatMap(([field, values]) =>
+    values
+      .filter((value) => PLACEHOLDER.test(value.trim()) || value.trim().toLowerCase().replace(/\s+\d+$/, '') === field.toLowerCase())
+      .map((value) => `${field} holds the placeholder "${value}"; write what the page says, or leave the list to its real items`),
+  );
+}
+
 export interface ProductContextDeps {
   fetchPage: FetchPage;
   ai: AiClient;
@@ -48,6 +62,7 @@ export async function extractProductContext(url: string, deps: ProductContextDep
     system,
     user: `Write the product context for this page.\n${untrustedBlock({ url: page.url, page: metadata })}`,
     isFast: true,
+    check: placeholderProblems,
   });
   deps.logger.info({ url: page.url, usage: answer.usage, model: answer.model }, 'product context extracted');
   return { ...answer.value, productUrl: page.url };

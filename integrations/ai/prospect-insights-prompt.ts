@@ -28,7 +28,7 @@ export function prospectRequest(input: InsightsInput, person: PersonProfile): St
   const hasTitle = person.title !== null && person.title.trim() !== '';
   const fields = [
     ...(hasTitle ? ['- titleEnglish: the person\'s job title (payload "person.title") in English.'] : []),
-    '- summary: a professional summary of the person in 2 to 3 sentences.',
+    `- summary: a professional summary of the person in 2 to 3 sentences.${hasTitle ? ' Wherever a text names the person\'s role, it uses titleEnglish (translated into the output language if that is not English), never the title as the payload spells it in another language.' : ''}`,
     `- openingTalk: exactly ${OPENING_TALK_COUNT} conversation starters for the seller. Each refers to a specific recent post of the person (payload "posts") by its topic; when there are fewer posts, use the person's role and company. Where it fits naturally, connect to the seller's product (payload "product").`,
     `- postSummaries: exactly ${posts.length} items, a one-sentence summary of each post in payload "posts", in the same order.`,
   ];
@@ -49,5 +49,21 @@ export function prospectRequest(input: InsightsInput, person: PersonProfile): St
     schema: prospectAnswerSchema(posts.length, hasTitle),
     system,
     user: `Write the prospect insights for this person.\n${untrustedBlock(payload)}`,
+    check: (answer) => sourceTitleProblems(answer, person.title),
   };
+}
+
+/**
+ * The reply shows `title` in English (DECISIONS.md); a summary that calls the
+ * same person "Directeur Commercial" beside it reads as two people. When the
+ * source title is not the English one, no text may repeat it verbatim.
+ */
+export function sourceTitleProblems(answer: ProspectAnswer, sourceTitle: string | null): string[] {
+  const source = sourceTitle?.trim().toLocaleLowerCase();
+  const english = answer.titleEnglish?.trim().toLocaleLowerCase();
+  if (!source || !english || source === english) return [];
+  const texts = [['summary', answer.summary], ...answer.openingTalk.map((text, i) => [`openingTalk[${i}]`, text])];
+  return texts
+    .filter(([, text]) => text.toLocaleLowerCase().includes(source))
+    .map(([field]) => `${field} names the role as "${sourceTitle}"; use the English title "${answer.titleEnglish}" instead`);
 }

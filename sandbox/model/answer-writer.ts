@@ -45,7 +45,8 @@ function writerFacts(data: Data): WriterFacts {
   return {
     person: personName,
     firstName: personName.split(/\s+/)[0],
-    title: typeof person.title === 'string' ? person.title : 'professional',
+    // A real model asked for titleEnglish names the role in English elsewhere too.
+    title: typeof person.title === 'string' ? titleInEnglish(person.title) : 'professional',
     company: String(data.company?.name ?? person.companyName ?? 'the company'),
     industry: typeof data.company?.industry === 'string' ? data.company.industry : null,
     product,
