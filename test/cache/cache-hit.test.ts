@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-const COMPANY_ENDPOINTS = ['pdl.company', 'apollo.organization_enrich', 'social.company_posts', 'apollo.people_search', 'news.everything', 'site'];
+const COMPANY_ENDPOINTS = ['pdl.company', 'apollo.organization_enrich', 'social.company_posts', 'pdl.person_search', 'news.everything', 'site'];
 
 describe('a cache hit', () => {
   it('calls no provider and no model, answers the same rows, and still costs one credit', async () => {

@@ -42,7 +42,7 @@ describe('prospect data: 30 days', () => {
     expect(calls['social.person_posts']).toBe(1);
     // The company (90 days) and its decision makers (60 days) are still fresh.
     expect(companyProfileCalls(calls)).toBe(0);
-    expect(calls['apollo.people_search'] ?? 0).toBe(0);
+    expect(calls['pdl.person_search'] ?? 0).toBe(0);
     expect(stack.model.calls()).toBeGreaterThan(modelCalls);
     expect(refreshed.meta.prospect).toEqual({ from_cache: false, cache_age_days: 0, source: 'sandbox' });
     expect(refreshed.data.prospect!.id).toBe(first.data.prospect!.id);
@@ -68,7 +68,7 @@ describe('decision makers: 60 days', () => {
     stack.providerWorld.resetCalls();
     const again = await researchCompleted(stack, key, { email: person.email });
     const calls = providerCalls(stack);
-    expect(calls['apollo.people_search']).toBe(1);
+    expect(calls['pdl.person_search']).toBe(1);
     expect(companyProfileCalls(calls)).toBe(0);
     expect(again.data.company!.id).toBe(first.data.company!.id);
     expect(again.data.decision_makers.map((dm) => dm.full_name)).toEqual(first.data.decision_makers.map((dm) => dm.full_name));

@@ -46,7 +46,7 @@ describe('a part whose providers are all down', () => {
   it('leaves decision makers [] and company posts null, completes, and is fetched at the next request', async () => {
     const { key } = await stack.createCustomer('growth');
     const person = samplePerson(stack, { knownTo: 'both', companyKnownTo: 'both' }, 10);
-    stack.providerWorld.setFaults({ 'apollo.people_search': { unavailableRate: 1 }, 'social.company_posts': { serverErrorRate: 1 } });
+    stack.providerWorld.setFaults({ 'pdl.person_search': { unavailableRate: 1 }, 'social.company_posts': { serverErrorRate: 1 } });
     const degraded = await researchCompleted(stack, key, { email: person.email });
     expect(degraded.data.decision_makers).toEqual([]);
     expect(degraded.data.company!.posts).toBeNull();
@@ -56,7 +56,7 @@ describe('a part whose providers are all down', () => {
     stack.providerWorld.setFaults(null);
     stack.providerWorld.resetCalls();
     const healed = await researchCompleted(stack, key, { email: person.email });
-    expect(providerCalls(stack)).toEqual({ 'apollo.people_search': 1, 'social.company_posts': 1 });
+    expect(providerCalls(stack)).toEqual({ 'pdl.person_search': 1, 'social.company_posts': 1 });
     expect(healed.data.decision_makers.length).toBeGreaterThan(0);
     expect(healed.data.company!.posts).not.toBeNull();
     expect(healed.data.company!.id).toBe(degraded.data.company!.id);

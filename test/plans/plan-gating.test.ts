@@ -61,7 +61,7 @@ describe.each(Object.entries(EXPECTED) as Array<[PlanName, (typeof EXPECTED)[Pla
       }
     } else {
       expect(done.data.decision_makers).toEqual([]);
-      expect(calls['apollo.people_search'] ?? 0).toBe(0);
+      expect(calls['pdl.person_search'] ?? 0).toBe(0);
     }
 
     const news = done.data.company!.news;
@@ -120,7 +120,7 @@ describe('an upgrade', () => {
     await changePlan(stack.orm.em.fork(), accountId, 'growth', stack.clock.now());
     stack.providerWorld.resetCalls();
     const growth = await researchCompleted(stack, key, { email: person.email });
-    expect(providerCalls(stack)).toEqual({ 'apollo.people_search': 1 });
+    expect(providerCalls(stack)).toEqual({ 'pdl.person_search': 1 });
     expect(growth.data.decision_makers.length).toBeGreaterThan(0);
     expect(growth.data.company!.news).toEqual([]);
 
@@ -151,7 +151,7 @@ describe('a downgrade', () => {
     stack.providerWorld.resetCalls();
     const starter = await researchCompleted(stack, key, { email: person.email });
     const calls = providerCalls(stack);
-    expect([calls['apollo.people_search'] ?? 0, calls['news.everything'] ?? 0]).toEqual([0, 0]);
+    expect([calls['pdl.person_search'] ?? 0, calls['news.everything'] ?? 0]).toEqual([0, 0]);
     expect(starter.data.decision_makers).toEqual([]);
     expect(starter.data.company!.news).toEqual([]);
     expect(starter.data.company!.id).toBe(scale.data.company!.id);
