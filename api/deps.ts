@@ -16,6 +16,8 @@ export interface ApiDeps {
   config: Config;
   logger: Logger;
   clock: () => Date;
+  /** PUBLIC_URL, the base of links in e-mails (usage alerts); unset: the address a request came to. */
+  publicUrl?: string;
 }
 
 /** Koa state of every request: a request-scoped EntityManager (STYLE.md habit 8). */

@@ -63,7 +63,7 @@ export async function bootstrapApi(
     draftProductContext: createProductContextDrafter(env, logger),
   });
   const pages = await dashboardPages(dashboardConfig, server);
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, publicUrl: dashboardConfig.publicUrl }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   server.on('request', app.callback());
   logger.info({ url }, 'API listening');
   return {

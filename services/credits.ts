@@ -3,8 +3,11 @@ import { Account, CreditLedgerEntry } from '../db/entities/index.ts';
 import type { IAccount } from '../db/entities/account.ts';
 import { billingCycleAt } from '../domain/billing-cycle.ts';
 import { PLANS, creditErrorCode } from '../domain/plans.ts';
+import { recordUsageAlerts, type UsageAlertSettings } from './usage-alerts.ts';
 
 export type CreditRefusal = { code: 'trial_limit_reached' | 'credits_exhausted'; used: number; limit: number };
+/** A credit taken; `isMailQueued` when it crossed a usage threshold and an alert waits in the outbox (nudge it after the commit). */
+export type CreditConsumption = { outcome: 'refused'; refusal: CreditRefusal } | { outcome: 'taken'; isMailQueued: boolean };
 
 /**
  * Locks the account row for the rest of the caller's transaction, so that
@@ -40,11 +43,16 @@ export function rollBillingCycle(em: EntityManager, account: IAccount, now: Date
   });
 }
 
-/** Takes one credit for a research job from an account locked by `lockAccount`, or says why not. */
-export function consumeCredit(em: EntityManager, account: IAccount, researchId: string): CreditRefusal | null {
+/**
+ * Takes one credit for a research job from an account locked by `lockAccount`,
+ * or says why not. A credit that crosses 75 % or 95 % of the limit records the
+ * usage alert in the same transaction (services/usage-alerts.ts).
+ */
+export async function consumeCredit(em: EntityManager, account: IAccount, researchId: string, alerts: UsageAlertSettings): Promise<CreditConsumption> {
   if (account.creditsUsed >= account.creditLimit) {
-    return { code: creditErrorCode(account.plan), used: account.creditsUsed, limit: account.creditLimit };
+    return { outcome: 'refused', refusal: { code: creditErrorCode(account.plan), used: account.creditsUsed, limit: account.creditLimit } };
   }
+  const usedBefore = account.creditsUsed;
   account.creditsUsed += 1;
   em.create(CreditLedgerEntry, {
     account,
@@ -55,7 +63,7 @@ export function consumeCredit(em: EntityManager, account: IAccount, researchId: 
     cycleStart: account.cycleStart,
     note: null,
   });
-  return null;
+  return { outcome: 'taken', isMailQueued: await recordUsageAlerts(em, account, usedBefore, alerts) };
 }
 
 /**

@@ -7,12 +7,14 @@ import type { StoredResearchReply } from '../domain/research-reply.ts';
 import type { ResearchFailure } from '../domain/research-contract.ts';
 import { newResearchId } from '../lib/ids.ts';
 import { consumeCredit, lockAccount, refundCredit, type CreditRefusal } from './credits.ts';
+import type { UsageAlertSettings } from './usage-alerts.ts';
 
 /** DECISIONS.md: the same Idempotency-Key and body within 24 h returns the first job. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type Submission =
-  | { outcome: 'accepted'; job: IResearchJob }
+  /** `isMailQueued`: a usage alert waits in the outbox; nudge it once the transaction has committed. */
+  | { outcome: 'accepted'; job: IResearchJob; isMailQueued: boolean }
   | { outcome: 'replayed'; job: IResearchJob }
   | { outcome: 'refused'; refusal: CreditRefusal }
   | { outcome: 'idempotency_conflict' };
@@ -26,6 +28,7 @@ export async function submitResearchJob(
   em: EntityManager,
   input: { apiKey: AuthenticatedKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string },
   now: Date,
+  alerts: UsageAlertSettings,
 ): Promise<Submission> {
   return em.transactional(async (tx) => {
     const account = await lockAccount(tx, input.apiKey.accountId, now);
@@ -40,8 +43,8 @@ export async function submitResearchJob(
       if (earlier) await tx.nativeUpdate(ResearchJob, { id: earlier.id }, { idempotencyKey: null });
     }
     const researchId = newResearchId();
-    const refusal = consumeCredit(tx, account, researchId);
-    if (refusal) return { outcome: 'refused', refusal };
+    const credit = await consumeCredit(tx, account, researchId, alerts);
+    if (credit.outcome === 'refused') return credit;
     const job = tx.create(ResearchJob, {
       id: researchId,
       account,
@@ -59,7 +62,7 @@ export async function submitResearchJob(
       requestHash: input.requestHash,
       modelUsage: null,
     });
-    return { outcome: 'accepted', job };
+    return { outcome: 'accepted', job, isMailQueued: credit.isMailQueued };
   });
 }
 

@@ -1,3 +1,4 @@
 // Entry point of the workflow bundle: every workflow the worker runs.
 export { researchWorkflow } from './research-workflow.ts';
 export { sweepStaleJobsWorkflow } from './sweep-stale-jobs.ts';
+export { mailOutboxWorkflow } from './mail-outbox-workflow.ts';

@@ -11,6 +11,7 @@ import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
 import { failJob, submitResearchJob } from '../../services/research-jobs.ts';
 import { estimateForNewJob } from '../../services/estimates.ts';
+import { nudgeMailOutbox } from '../../services/mail-outbox.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -27,7 +28,9 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
 
     const now = deps.clock();
     const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
-    const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey, requestHash }, now);
+    const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey, requestHash }, now, { publicUrl: deps.publicUrl ?? ctx.origin });
+    // After the commit, and not awaited: a usage alert must not slow or fail the request (the Schedule is the safety net).
+    if (submission.outcome === 'accepted' && submission.isMailQueued) void nudgeMailOutbox(deps.temporal, deps.config.temporal.taskQueue, deps.logger);
     if (submission.outcome === 'refused') {
       const { code, used, limit } = submission.refusal;
       throw new AppError(code, CREDIT_REFUSAL_MESSAGES[code], { used, limit });

@@ -25,6 +25,8 @@ export const Account = defineEntity({
     subscriptionStatus: p.string().nullable(),
     /** The better-auth user who owns the account (one owner); null until an operator-made account is claimed. */
     ownerUserId: p.string().nullable(),
+    /** Usage alert e-mails at 75 % and 95 % (DECISIONS.md "Plans"): on by default, off in preferences. */
+    usageAlertsEnabled: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
     /** The owner asked to delete the account: its keys are revoked, sign-in refused (services/account-deletion.ts). */
     deletionRequestedAt: p.datetime().nullable(),

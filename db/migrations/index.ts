@@ -1,6 +1,7 @@
 import { Migration20261123032131 } from './Migration20261123032131.ts';
 import { Migration20261123044500 } from './Migration20261123044500.ts';
 import { Migration20261123073000 } from './Migration20261123073000.ts';
+import { Migration20261123162000 } from './Migration20261123162000.ts';
 import { Migration20261123163000 } from './Migration20261123163000.ts';
 import { Migration20261123164000 } from './Migration20261123164000.ts';
 
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261123073000', class: Migration20261123073000 },
   { name: 'Migration20261123164000', class: Migration20261123164000 },
   { name: 'Migration20261123163000', class: Migration20261123163000 },
+  { name: 'Migration20261123162000', class: Migration20261123162000 },
 ];

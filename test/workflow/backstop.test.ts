@@ -43,7 +43,7 @@ it('the sweeper fails and refunds a job whose workflow never started (the API di
   const { accountId, key } = await stack.createCustomer('growth');
   const em = stack.orm.em.fork();
   const apiKey = (await findActiveKey(em, key))!;
-  const submission = await submitResearchJob(em, { apiKey, request: { email: 'orphan@nowhere-corp.com' }, idempotencyKey: null, requestHash: 'h' }, new Date());
+  const submission = await submitResearchJob(em, { apiKey, request: { email: 'orphan@nowhere-corp.com' }, idempotencyKey: null, requestHash: 'h' }, new Date(), { publicUrl: 'http://127.0.0.1:3000' });
   if (submission.outcome !== 'accepted') throw new Error(submission.outcome);
   const sweeper = createStaleJobActivities({
     orm: stack.orm,
@@ -73,7 +73,7 @@ it('a retry with the same Idempotency-Key starts the workflow a crashed request 
   // The state an API killed after its transaction leaves behind: job and credit, no workflow.
   const request = { email: 'retry@nowhere-corp.com' };
   const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
-  const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey: 'crash-retry', requestHash }, new Date());
+  const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey: 'crash-retry', requestHash }, new Date(), { publicUrl: 'http://127.0.0.1:3000' });
   if (submission.outcome !== 'accepted') throw new Error(submission.outcome);
 
   const retry = await stack.api.research(key, request, { 'idempotency-key': 'crash-retry' });
