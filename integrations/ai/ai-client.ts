@@ -38,6 +38,32 @@ export interface AiClientOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * OpenAI answers an unpaid or exhausted account with a 429 whose error code is
+ * `insufficient_quota` (https://platform.openai.com/docs/guides/error-codes).
+ * It is a billing state, not a rate: the SDK would retry any 429, so such a
+ * reply is marked `x-should-retry: false`, which the SDK honours.
+ */
+function withoutQuotaRetries(fetchImpl: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (response.status !== 429) return response;
+    const body = await response.text();
+    const headers = new Headers(response.headers);
+    if (isInsufficientQuota(body)) headers.set('x-should-retry', 'false');
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+function isInsufficientQuota(body: unknown): boolean {
+  try {
+    const error = (typeof body === 'string' ? JSON.parse(body) : body) as { error?: { code?: unknown; type?: unknown } } | null;
+    return error?.error?.code === 'insufficient_quota' || error?.error?.type === 'insufficient_quota';
+  } catch {
+    return false;
+  }
+}
+
 export function createAiClient(config: AiConfig, logger: Logger, options: AiClientOptions = {}): AiClient {
   // The SDK retries connection errors, timeouts, 429 (honouring Retry-After) and 5xx with backoff.
   const openai = new OpenAI({
@@ -45,7 +71,7 @@ export function createAiClient(config: AiConfig, logger: Logger, options: AiClie
     apiKey: config.apiKey,
     timeout: config.timeoutMs,
     maxRetries: config.maxRetries,
-    fetch: options.fetch,
+    fetch: withoutQuotaRetries(options.fetch ?? globalThis.fetch),
   });
 
   async function callModel(model: string, schemaName: string, jsonSchema: Record<string, unknown>, messages: ChatCompletionMessageParam[]) {
@@ -61,7 +87,10 @@ export function createAiClient(config: AiConfig, logger: Logger, options: AiClie
       return completion;
     } catch (error) {
       const failure = toAiUnavailable(error);
-      logger.warn({ schemaName, model, ms: Date.now() - startedAt, reason: failure.reason, err: failure.message }, 'model call failed');
+      const details = { schemaName, model, ms: Date.now() - startedAt, reason: failure.reason, err: failure.message };
+      // Loud: someone has to pay the model provider; AI fields stay null until then.
+      if (failure.reason === 'quota_exhausted') logger.error(details, 'model account has no quota left: not retried');
+      else logger.warn(details, 'model call failed');
       throw failure;
     }
   }
@@ -137,6 +166,9 @@ function toAiUnavailable(error: unknown): AiUnavailable {
   if (error instanceof APIConnectionError) return new AiUnavailable('unreachable', `Model endpoint unreachable: ${error.message}`, { cause: error });
   if (error instanceof APIError) {
     const status = error.status ?? 0;
+    if (status === 429 && (error.code === 'insufficient_quota' || error.type === 'insufficient_quota')) {
+      return new AiUnavailable('quota_exhausted', `Model endpoint answered 429 insufficient_quota: ${error.message}`, { cause: error });
+    }
     const reason = status === 429 ? 'rate_limited' : status >= 500 ? 'server_error' : 'rejected_request';
     return new AiUnavailable(reason, `Model endpoint answered ${status}: ${error.message}`, { cause: error });
   }

@@ -3,6 +3,7 @@ export const AI_FAILURE_REASONS = [
   'unreachable', // connection refused, reset or DNS failure after the SDK's retries
   'timeout', // no answer within AI_TIMEOUT_MS, after retries
   'rate_limited', // 429 after retries
+  'quota_exhausted', // 429 `insufficient_quota`: a billing state, not a rate; never retried
   'server_error', // 5xx after retries
   'rejected_request', // 4xx: bad key, unknown model, schema refused — retrying cannot help
   'invalid_answer', // answered, but not in the required shape even after one corrective retry
