@@ -106,3 +106,22 @@ describe('the stand-in over HTTP', () => {
     await expect(mailer.send(verifyEmail({ to: 'c@example.com', url: 'http://x.test/c' }))).rejects.toMatchObject({ type: 'mail_rejected' });
   });
 });
+
+describe('mail configuration', () => {
+  it('defaults to the local stand-in, blanks count as unset, and bad values are named', () => {
+    expect(loadMailConfig({ SMTP_HOST: '', SMTP_PORT: ' ', SMTP_USER: '', SMTP_PASSWORD: '' })).toEqual({
+      host: '127.0.0.1',
+      port: 4025,
+      isSecure: false,
+      auth: null,
+      from: 'Prospect Enrichment <no-reply@prospect-enrichment.localhost>',
+    });
+    expect(loadMailConfig({ SMTP_HOST: 'smtp.example.com', SMTP_PORT: '465', SMTP_SECURE: 'true', SMTP_USER: 'u', SMTP_PASSWORD: 'p' })).toMatchObject({
+      port: 465,
+      isSecure: true,
+      auth: { user: 'u', pass: 'p' },
+    });
+    expect(() => loadMailConfig({ SMTP_PORT: 'abc' })).toThrow(/SMTP_PORT="abc" is not accepted/);
+    expect(() => loadMailConfig({ SMTP_USER: 'u' })).toThrow(/SMTP_USER and SMTP_PASSWORD/);
+  });
+});
