@@ -16,8 +16,8 @@ export interface ApiDeps {
   config: Config;
   logger: Logger;
   clock: () => Date;
-  /** PUBLIC_URL, the base of links in e-mails (usage alerts); unset: the address a request came to. */
-  publicUrl?: string;
+  /** The address users reach the app at (PUBLIC_URL): the base of links in e-mails, never taken from a request's Host. */
+  publicUrl: string;
 }
 
 /** Koa state of every request: a request-scoped EntityManager (STYLE.md habit 8). */

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../domain/errors.ts';
 import type { Logger } from '../lib/logger.ts';
+import { httpMetrics } from '../lib/metrics.ts';
 
 /**
  * The one place errors become replies: `{ error: code, message?, ...details }`.
@@ -36,15 +37,33 @@ export function errorMiddleware(logger: Logger): Middleware {
 const API_KEY_IN_TEXT = /svc_live_[0-9A-Za-z]*/g;
 const withoutApiKeys = (text: string) => text.replace(API_KEY_IN_TEXT, 'svc_live_[redacted]');
 
-/** One JSON log line per request; headers, query strings and bodies (and so API keys) are never logged. */
+/**
+ * One JSON log line per request; headers, query strings and bodies (and so API
+ * keys) are never logged. Counts it for /metrics by its route's pattern (a path
+ * would make a series per research id), and the `?wait` long polls held open.
+ */
 export function requestLogMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
+    const isLongPoll = ctx.method === 'GET' && ctx.path.startsWith('/research-status/') && Boolean(ctx.query.wait) && ctx.query.wait !== '0';
+    if (isLongPoll) httpMetrics.longPollsWaiting.inc();
     try {
       await next();
     } finally {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
+      if (isLongPoll) httpMetrics.longPollsWaiting.dec();
+      const elapsedMs = performance.now() - started;
+      const ms = Math.round(elapsedMs * 10) / 10;
       logger.info({ method: ctx.method, path: withoutApiKeys(ctx.path), status: ctx.status, ms }, 'request');
+      const labels = { method: KNOWN_METHODS.has(ctx.method) ? ctx.method : 'other', route: routeOf(ctx as { _matchedRoute?: string | RegExp }), status: String(ctx.status) };
+      httpMetrics.requests.inc(labels);
+      httpMetrics.duration.observe(labels, elapsedMs / 1000);
     }
   };
+}
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The matched route's pattern (`/research-status/:researchId`), or `unmatched` for paths no route knows. */
+function routeOf(ctx: { _matchedRoute?: string | RegExp }): string {
+  return typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
 }

@@ -43,5 +43,18 @@ export const FAILURE_TYPES = {
 } as const;
 
 export const SWEEP_WORKFLOW_TYPE = 'sweepStaleJobsWorkflow';
-/** Fails jobs whose workflow vanished, even when nobody polls them; RESEARCH_SWEEP_INTERVAL_MS overrides it. */
-export const SWEEP_INTERVAL_MS = 60 * 1000;
+/**
+ * The sweep runs in this division (Temporal's built-in `TemporalNamespaceDivision`
+ * search attribute): the Temporal UI's and CLI's default workflow lists leave
+ * divisions out, as they do the Schedules' own workflows. An operator sees the
+ * sweeps with the query `TemporalNamespaceDivision = "prospect-maintenance"`.
+ */
+export const MAINTENANCE_DIVISION = 'prospect-maintenance';
+/**
+ * Fails and refunds jobs whose workflow vanished, even when nobody polls them;
+ * RESEARCH_SWEEP_INTERVAL_MS overrides it. A poll of an overdue job already
+ * answers `failed`/`timeout` on read (api/research-status.ts), so the sweep
+ * only settles the refunds of jobs nobody polls: every 10 minutes (144 runs a
+ * day) is soon enough for that, and keeps the Temporal UI readable.
+ */
+export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;

@@ -21,6 +21,8 @@ const ZEnv = z.object({
   /** The worker's /metrics and /healthz listener; 0 picks a free port, `off` serves none. */
   WORKER_METRICS_PORT: z.union([z.literal('off'), envVar.port()]).describe('a port from 0 to 65535, or off').default(9464),
   WORKER_METRICS_HOST: envVar.text().default('127.0.0.1'),
+  /** When set, the API's /metrics answers only `Authorization: Bearer <this>` (its port is public). */
+  METRICS_BEARER_TOKEN: envVar.text().optional(),
 });
 
 export interface Config {
@@ -36,6 +38,7 @@ export interface Config {
   dbPoolMax: number;
   /** Where the worker serves /metrics; null: nowhere. */
   workerMetrics: { port: number; host: string } | null;
+  metricsBearerToken: string | null;
 }
 
 /** Parses the environment once at start-up; a ConfigError names every bad variable (lib/env.ts). */
@@ -52,5 +55,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
     workerMetrics: e.WORKER_METRICS_PORT === 'off' ? null : { port: e.WORKER_METRICS_PORT, host: e.WORKER_METRICS_HOST },
+    metricsBearerToken: e.METRICS_BEARER_TOKEN ?? null,
   };
 }

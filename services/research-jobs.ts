@@ -6,6 +6,7 @@ import type { ResearchRequest } from '../domain/research-request.ts';
 import type { StoredResearchReply } from '../domain/research-reply.ts';
 import type { ResearchFailure } from '../domain/research-contract.ts';
 import { newResearchId } from '../lib/ids.ts';
+import { countJobEnd, jobMetrics } from '../lib/metrics.ts';
 import { consumeCredit, lockAccount, refundCredit, type CreditRefusal } from './credits.ts';
 import type { UsageAlertSettings } from './usage-alerts.ts';
 
@@ -30,7 +31,7 @@ export async function submitResearchJob(
   now: Date,
   alerts: UsageAlertSettings,
 ): Promise<Submission> {
-  return em.transactional(async (tx) => {
+  const submission = await em.transactional(async (tx): Promise<Submission> => {
     const account = await lockAccount(tx, input.apiKey.accountId, now);
     if (input.idempotencyKey) {
       const earlier = await tx.findOne(ResearchJob, { account, idempotencyKey: input.idempotencyKey });
@@ -64,6 +65,11 @@ export async function submitResearchJob(
     });
     return { outcome: 'accepted', job, isMailQueued: credit.isMailQueued };
   });
+  if (submission.outcome === 'accepted') {
+    jobMetrics.accepted.inc();
+    jobMetrics.creditsConsumed.inc();
+  }
+  return submission;
 }
 
 const RUNNING = ['queued', 'processing'] as const;
@@ -90,6 +96,7 @@ export async function completeJob(
     { id: researchId, status: { $in: [...RUNNING] } },
     { status: 'completed', completedAt: now, completedReply: completedReplyJson(researchId, reply, now), modelUsage },
   );
+  if (updated > 0) countJobEnd({ status: 'completed' });
   return updated > 0;
 }
 
@@ -109,14 +116,16 @@ export function completedReplyJson(researchId: string, reply: StoredResearchRepl
  * (spec §8.2: `internal_error` and `timeout` are refunded). Safe to repeat.
  */
 export async function failJob(em: EntityManager, researchId: string, failure: ResearchFailure, now: Date): Promise<boolean> {
-  return em.transactional(async (tx) => {
+  const { hasFailed, isRefunded } = await em.transactional(async (tx) => {
     const updated = await tx.nativeUpdate(
       ResearchJob,
       { id: researchId, status: { $in: [...RUNNING] } },
       { status: 'failed', error: failure, completedAt: now },
     );
     const job = await tx.findOne(ResearchJob, researchId);
-    if (job?.status === 'failed') await refundCredit(tx, researchId, failure, now);
-    return updated > 0;
+    const refunded = job?.status === 'failed' ? await refundCredit(tx, researchId, failure, now) : false;
+    return { hasFailed: updated > 0, isRefunded: refunded };
   });
+  if (hasFailed) countJobEnd({ status: 'failed', error: failure, isRefunded });
+  return hasFailed;
 }

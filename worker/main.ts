@@ -1,19 +1,49 @@
-import { Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { loadConfig } from '../lib/config.ts';
+import { Runtime, bundleWorkflowCode, type Worker } from '@temporalio/worker';
+import { createAiConfig, type AiConfig } from '../integrations/ai/index.ts';
+import { createProviderConfig, type ProviderConfig } from '../integrations/providers/config.ts';
+import { loadConfig, type Config } from '../lib/config.ts';
+import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
+import { freePort } from '../lib/free-port.ts';
 import { createLogger } from '../lib/logger.ts';
 import { WORKFLOWS_PATH, createResearchWorker } from './create-worker.ts';
 import { buildActivityDeps } from './dependencies.ts';
+import { startWorkerMetricsServer } from './metrics-server.ts';
 import { installTemporalLogging } from './telemetry.ts';
 import { createSweepWorker, ensureSweepSchedule } from './sweep-schedule.ts';
-import { loadMailConfig } from '../integrations/mail/config.ts';
+import { loadMailConfig, type MailConfig } from '../integrations/mail/config.ts';
 import { createMailer } from '../integrations/mail/mailer.ts';
 import { createMailOutboxWorker, ensureMailOutboxSchedule } from './mail-outbox-schedule.ts';
 
-const logger = createLogger('worker');
-installTemporalLogging(logger, 'WARN');
-const config = loadConfig();
-const mail = loadMailConfig();
-const deps = await buildActivityDeps(config, logger);
+// Every setting is read before anything connects: a bad value is one line on stderr.
+let config: Config;
+let outside: { providers: ProviderConfig; ai: AiConfig };
+let mail: MailConfig;
+try {
+  loadDotEnv();
+  config = loadConfig();
+  outside = { providers: createProviderConfig(process.env), ai: createAiConfig(process.env) };
+  mail = loadMailConfig();
+} catch (error) {
+  exitOnConfigError('worker', error);
+}
+
+const logger = createLogger('worker', config.logLevel);
+// The runtime's exporter listens on loopback only; the worker's own port serves both.
+const runtimeMetricsAddress = config.workerMetrics ? `127.0.0.1:${await freePort()}` : null;
+installTemporalLogging(logger, 'WARN', runtimeMetricsAddress ? { prometheusAddress: runtimeMetricsAddress } : {});
+
+// Ctrl-C may come while the worker is still starting: it then stops once started.
+let isStopping = false;
+const workers: Worker[] = [];
+function stop() {
+  isStopping = true;
+  // A worker already stopping (a second signal) is left alone: shutdown() would throw.
+  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
+const deps = await buildActivityDeps(config, logger, outside);
 // Bundled once for both workers.
 const workflowBundle = { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger })).code };
 const { worker, connection } = await createResearchWorker({ config, ...deps, workflowBundle });
@@ -22,16 +52,22 @@ await ensureSweepSchedule(deps.temporal, config.temporal.taskQueue, config.resea
 const mailer = createMailer(mail);
 const mailSender = await createMailOutboxWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock } });
 await ensureMailOutboxSchedule(deps.temporal, config.temporal.taskQueue);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    worker.shutdown();
-    sweeper.shutdown();
-    mailSender.shutdown();
-  });
-}
-logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address }, 'worker running');
-await Promise.all([worker.run(), sweeper.run(), mailSender.run()]);
+workers.push(worker, sweeper, mailSender);
+const running = Promise.all(workers.map((each) => each.run()));
+const metricsServer = config.workerMetrics
+  ? await startWorkerMetricsServer({
+      ...config.workerMetrics,
+      runtimeMetricsUrl: runtimeMetricsAddress && `http://${runtimeMetricsAddress}/metrics`,
+      workers: { research: worker, sweeper, mailOutbox: mailSender },
+    })
+  : null;
+logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metrics: metricsServer && `${metricsServer.url}/metrics` }, 'worker running');
+if (isStopping) stop();
+
+await running;
+await metricsServer?.close();
 mailer.close();
 await connection.close();
 await deps.temporal.connection.close();
 await deps.orm.close();
+logger.info('worker stopped');

@@ -28,7 +28,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
 
     const now = deps.clock();
     const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
-    const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey, requestHash }, now, { publicUrl: deps.publicUrl ?? ctx.origin });
+    const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey, requestHash }, now, { publicUrl: deps.publicUrl });
     // After the commit, and not awaited: a usage alert must not slow or fail the request (the Schedule is the safety net).
     if (submission.outcome === 'accepted' && submission.isMailQueued) void nudgeMailOutbox(deps.temporal, deps.config.temporal.taskQueue, deps.logger);
     if (submission.outcome === 'refused') {

@@ -1,0 +1,97 @@
+// Prometheus metrics of this process, in one registry served at /metrics by the
+// API (api/routes/metrics.ts) and the worker (worker/metrics-server.ts). The
+// job and credit counters count where the change happens: a job accepted in the
+// API, completed in the worker, failed in either (the workflow, the sweeper, or
+// the API's deadline check on read). Sum them over all processes.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ResearchFailure } from '../domain/research-contract.ts';
+
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** Seconds: HTTP replies are milliseconds, outside calls up to the 3-minute deadline. */
+const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export const httpMetrics = {
+  requests: new Counter({
+    name: 'http_requests_total',
+    help: 'API requests by route (the path pattern, not the path), method and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [metricsRegistry],
+  }),
+  duration: new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'API request latency by route, method and status (a ?wait long poll counts its wait)',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [metricsRegistry],
+  }),
+  longPollsWaiting: new Gauge({
+    name: 'research_status_long_polls_waiting',
+    help: 'GET /research-status ?wait polls currently held open',
+    registers: [metricsRegistry],
+  }),
+};
+
+export const jobMetrics = {
+  accepted: new Counter({ name: 'research_jobs_accepted_total', help: 'Research jobs accepted (202), each with its credit', registers: [metricsRegistry] }),
+  completed: new Counter({ name: 'research_jobs_completed_total', help: 'Research jobs that ended completed', registers: [metricsRegistry] }),
+  failed: new Counter({
+    name: 'research_jobs_failed_total',
+    help: 'Research jobs that ended failed, by error (internal_error, timeout)',
+    labelNames: ['error'] as const,
+    registers: [metricsRegistry],
+  }),
+  creditsConsumed: new Counter({ name: 'credits_consumed_total', help: 'Credits taken by accepted research jobs', registers: [metricsRegistry] }),
+  creditsRefunded: new Counter({
+    name: 'credits_refunded_total',
+    help: 'Credits given back for failed jobs, by reason (internal_error, timeout)',
+    labelNames: ['reason'] as const,
+    registers: [metricsRegistry],
+  }),
+};
+
+/** A job left `queued`/`processing` and its credit was refunded (or it completed). */
+export function countJobEnd(outcome: { status: 'completed' } | { status: 'failed'; error: ResearchFailure; isRefunded: boolean }): void {
+  if (outcome.status === 'completed') {
+    jobMetrics.completed.inc();
+    return;
+  }
+  jobMetrics.failed.inc({ error: outcome.error });
+  if (outcome.isRefunded) jobMetrics.creditsRefunded.inc({ reason: outcome.error });
+}
+
+export const outsideCallMetrics = {
+  providerCalls: new Counter({
+    name: 'provider_calls_total',
+    help: 'HTTP calls to data providers (each attempt), by provider, endpoint and outcome',
+    labelNames: ['provider', 'endpoint', 'outcome'] as const,
+    registers: [metricsRegistry],
+  }),
+  providerDuration: new Histogram({
+    name: 'provider_call_duration_seconds',
+    help: 'Latency of data-provider calls (each attempt), by provider, endpoint and outcome',
+    labelNames: ['provider', 'endpoint', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [metricsRegistry],
+  }),
+  modelCalls: new Counter({
+    name: 'model_calls_total',
+    help: 'Chat-completion calls to the AI model (each attempt), by model and outcome',
+    labelNames: ['model', 'outcome'] as const,
+    registers: [metricsRegistry],
+  }),
+  modelDuration: new Histogram({
+    name: 'model_call_duration_seconds',
+    help: 'Latency of AI model calls (each attempt), by model and outcome',
+    labelNames: ['model', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [metricsRegistry],
+  }),
+  modelTokens: new Counter({
+    name: 'model_tokens_total',
+    help: 'Tokens the AI model reports, by model and kind (prompt, completion)',
+    labelNames: ['model', 'kind'] as const,
+    registers: [metricsRegistry],
+  }),
+};

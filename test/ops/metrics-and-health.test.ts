@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../scripts/lib/child-process.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
+import { ROOT } from '../../scripts/lib/local-services.ts';
+import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+
+// The real worker process (worker/main.ts) beside the test stack's API: its
+// /metrics, its /healthz, and how it stops.
+let stack: TestStack;
+let worker: ChildProcess | null = null;
+let workerUrl: string;
+let workerStderr = '';
+
+beforeAll(async () => {
+  stack = await startTestStack({ withWorker: false });
+});
+afterAll(async () => {
+  if (worker && worker.exitCode === null) {
+    worker.kill('SIGKILL');
+    await once(worker, 'exit');
+  }
+  await stack?.stop();
+});
+
+async function startWorkerProcess(): Promise<ChildProcess> {
+  const port = await freePort();
+  workerUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: stack.config.databaseUrl,
+      TEMPORAL_ADDRESS: stack.config.temporal.address,
+      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
+      WORKER_METRICS_PORT: String(port),
+      PROVIDER_SANDBOX_URL: stack.providerWorld.url,
+      AI_SANDBOX_URL: stack.model.url,
+      AI_MAX_RETRIES: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (workerStderr += chunk.toString()));
+  await waitFor('worker /healthz', async () => (await fetch(`${workerUrl}/healthz`)).ok, 90_000).catch((error: Error) => {
+    throw new Error(`${error.message}; its stderr: ${workerStderr}`);
+  });
+  return child;
+}
+
+/** One sample's value from a Prometheus text exposition; 0 when the series is absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (wanted.every((pair) => line.includes(pair))) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+const scrape = async (url: string) => {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.text();
+};
+
+describe('/healthz names each dependency', () => {
+  it('stays 200 without a worker, saying that nobody polls the research queue', async () => {
+    const reply = await stack.api.get('/healthz');
+    expect(reply).toMatchObject({ status: 200, body: { status: 'degraded', postgres: 'ok', temporal: 'ok', worker: 'no_pollers' } });
+  });
+
+  it('a failed job is counted by its error, with its refund', async () => {
+    const before = await scrape(stack.apiUrl);
+    // No worker yet: the job waits, and the overdue check on read fails it (as for a workflow that vanished).
+    const { key } = await stack.createCustomer('growth');
+    const accepted = await stack.api.research(key, { email: 'late@nowhere-corp.com' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+    await stack.orm.em.fork().getConnection().execute(`update research_job set submitted_at = now() - interval '1 hour' where id = ?`, [accepted.body.research_id]);
+    expect((await stack.api.status(key, accepted.body.research_id)).body).toMatchObject({ status: 'failed', error: 'timeout' });
+    const after = await scrape(stack.apiUrl);
+    expect(sample(after, 'research_jobs_failed_total', { error: 'timeout' }) - sample(before, 'research_jobs_failed_total', { error: 'timeout' })).toBe(1);
+    expect(sample(after, 'credits_refunded_total', { reason: 'timeout' }) - sample(before, 'credits_refunded_total', { reason: 'timeout' })).toBe(1);
+  });
+
+  it('says polling once the worker runs', { timeout: 150_000 }, async () => {
+    worker = await startWorkerProcess();
+    await waitFor('a poller on the research queue', async () => (await stack.api.get('/healthz')).body.worker === 'polling', 30_000);
+    expect((await stack.api.get('/healthz')).body).toEqual({ status: 'ok', postgres: 'ok', temporal: 'ok', worker: 'polling' });
+    const workerHealth = await (await fetch(`${workerUrl}/healthz`)).json();
+    expect(workerHealth).toMatchObject({ status: 'ok', workers: { research: 'RUNNING', sweeper: 'RUNNING' } });
+  });
+});
+
+describe('/metrics after a job', () => {
+  it('the API and the worker both count what they did', async () => {
+    const [apiBefore, workerBefore] = [await scrape(stack.apiUrl), await scrape(workerUrl)];
+    const { key } = await stack.createCustomer('growth');
+    const person = samplePerson(stack, { knownTo: 'both', withPosts: true, companyKnownTo: 'both' });
+    const accepted = await stack.api.research(key, { email: person.email });
+    expect(accepted.status).toBe(202);
+    expect((await stack.api.waitForEnd(key, accepted.body.research_id)).body.status).toBe('completed');
+    const [api, workerText] = [await scrape(stack.apiUrl), await scrape(workerUrl)];
+    const moved = (text: string, before: string, name: string, labels?: Record<string, string>) => sample(text, name, labels) - sample(before, name, labels);
+
+    expect(moved(api, apiBefore, 'research_jobs_accepted_total')).toBe(1);
+    expect(moved(api, apiBefore, 'credits_consumed_total')).toBe(1);
+    expect(moved(api, apiBefore, 'http_requests_total', { method: 'POST', route: '/research', status: '202' })).toBe(1);
+    expect(moved(api, apiBefore, 'http_request_duration_seconds_count', { route: '/research-status/:researchId', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(api).toMatch(/^research_status_long_polls_waiting 0$/m);
+
+    expect(moved(workerText, workerBefore, 'research_jobs_completed_total')).toBe(1);
+    expect(moved(workerText, workerBefore, 'provider_calls_total', { provider: 'pdl', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(moved(workerText, workerBefore, 'provider_call_duration_seconds_count', { provider: 'pdl' })).toBeGreaterThanOrEqual(1);
+    expect(moved(workerText, workerBefore, 'model_calls_total', { outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(moved(workerText, workerBefore, 'model_tokens_total', { kind: 'prompt' })).toBeGreaterThan(0);
+    expect(moved(workerText, workerBefore, 'model_tokens_total', { kind: 'completion' })).toBeGreaterThan(0);
+    // The Temporal runtime's own metrics, from its exporter.
+    expect(sample(workerText, 'temporal_workflow_completed', { workflow_type: 'researchWorkflow' })).toBeGreaterThanOrEqual(1);
+    expect(workerText).toMatch(/^temporal_worker_task_slots_available\{/m);
+  });
+
+});
+
+describe('stopping the worker', () => {
+  it('is quiet on a double Ctrl-C: exit 0, no IllegalStateError', async () => {
+    const child = worker!;
+    const exited = once(child, 'exit');
+    child.kill('SIGINT');
+    child.kill('SIGINT');
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(workerStderr).not.toMatch(/IllegalStateError|Not running/);
+  });
+});
