@@ -5,6 +5,7 @@ import type { JobEndNotifications } from '../db/job-end-notifications.ts';
 import type { KeyAndJobStatusReader } from '../services/job-status.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { KeyLastUse } from '../services/key-last-use.ts';
 
 export interface ApiDeps {
   orm: Orm;

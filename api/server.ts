@@ -6,6 +6,7 @@ import { JobEndNotifications } from '../db/job-end-notifications.ts';
 import { createStatusPool } from '../db/status-pool.ts';
 import { CompletedReplyCache } from '../services/completed-reply-cache.ts';
 import { KeyAndJobStatusReader } from '../services/job-status.ts';
+import { KeyLastUse } from '../services/key-last-use.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
@@ -63,7 +64,8 @@ export async function bootstrapApi(
     draftProductContext: createProductContextDrafter(env, logger),
   });
   const pages = await dashboardPages(dashboardConfig, server);
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, publicUrl: dashboardConfig.publicUrl }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  const keyLastUse = new KeyLastUse(clock);
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   server.on('request', app.callback());
   logger.info({ url }, 'API listening');
   return {

@@ -65,7 +65,7 @@ function forwardedHeaders(ctx: Context, config: DashboardConfig): Headers {
 function asAppErrorBody(text: string, status: number): { error: string; message?: string } {
   try {
     const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
-    const code = typeof parsed.code === 'string' ? parsed.code.toLowerCase() : `http_${status}`;
+    const code = typeof parsed.code === 'string' ? parsed.code.toLowerCase() : status === 429 ? 'too_many_attempts' : `http_${status}`;
     return { error: code, ...(typeof parsed.message === 'string' ? { message: parsed.message } : {}) };
   } catch {
     return { error: status === 429 ? 'too_many_attempts' : `http_${status}` };

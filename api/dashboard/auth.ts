@@ -81,7 +81,7 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
         await mailer.send(verifyEmail({ to: user.email, url }));
       },
     },
-    session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },
+    session: { ...AUTH_TABLES.session, expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },
     rateLimit: {
       enabled: true,
       storage: 'database',

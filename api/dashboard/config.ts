@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 export const DASHBOARD_MODES = ['dist', 'dev', 'off'] as const;
@@ -12,8 +14,11 @@ const ZDashboardEnv = z.object({
   AUTH_SECRET: z.preprocess(blankAsUnset, z.string().min(32, 'AUTH_SECRET needs at least 32 characters').optional()),
   /** Behind a proxy: the header it puts the client's address in (e.g. x-real-ip); unset reads the socket. */
   AUTH_CLIENT_IP_HEADER: z.preprocess(blankAsUnset, z.string().regex(/^[a-z0-9-]+$/i).optional()),
-  /** `dist` serves dashboard/dist (built by `npm run build`), `dev` runs Vite with hot reload, `off` serves no pages. */
-  DASHBOARD_MODE: z.preprocess(blankAsUnset, z.enum(DASHBOARD_MODES).default('dist')),
+  /**
+   * `dist` serves dashboard/dist (built by `npm run build`), `dev` runs Vite with hot reload, `off` serves no
+   * pages (the JSON API stays). Unset: `dist` when it has been built, else `off`.
+   */
+  DASHBOARD_MODE: z.preprocess(blankAsUnset, z.enum(DASHBOARD_MODES).optional()),
   NODE_ENV: z.string().optional(),
 });
 
@@ -39,6 +44,10 @@ export function loadDashboardConfig(env: NodeJS.ProcessEnv, listenUrl: string): 
     publicUrl: (e.PUBLIC_URL ?? listenUrl).replace(/\/+$/, ''),
     authSecret: e.AUTH_SECRET ?? DEVELOPMENT_SECRET,
     clientIpHeader: e.AUTH_CLIENT_IP_HEADER?.toLowerCase() ?? null,
-    mode: e.DASHBOARD_MODE,
+    mode: e.DASHBOARD_MODE ?? (isDashboardBuilt() ? 'dist' : 'off'),
   };
 }
+
+export const DASHBOARD_ROOT = join(import.meta.dirname, '..', '..', 'dashboard');
+export const DASHBOARD_DIST = join(DASHBOARD_ROOT, 'dist');
+const isDashboardBuilt = () => existsSync(join(DASHBOARD_DIST, 'index.html'));

@@ -3,10 +3,8 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Middleware } from 'koa';
 import send from 'koa-send';
-import type { DashboardConfig } from './config.ts';
+import { DASHBOARD_DIST, DASHBOARD_ROOT, type DashboardConfig } from './config.ts';
 
-export const DASHBOARD_ROOT = join(import.meta.dirname, '..', '..', 'dashboard');
-export const DASHBOARD_DIST = join(DASHBOARD_ROOT, 'dist');
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 const isPagePath = (path: string) => (path === '/app' || path.startsWith('/app/')) && !path.startsWith('/app/api/');

@@ -22,6 +22,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
   router.post('/research', async (ctx) => {
     const { em } = ctx.state;
     const apiKey = await authenticate(ctx, em);
+    await deps.keyLastUse.touch(em, apiKey.keyId);
     if (apiKey.productId === null) throw new AppError('api_key_has_no_product', 'This key has no product context; create a new key with one.');
     const request = parseResearchRequest(await readJsonBody(ctx));
     const idempotencyKey = readIdempotencyKey(ctx);
@@ -73,6 +74,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     const found = await deps.statusReader.read(bearerToken(ctx), researchId);
     if (!found) throw invalidKey();
     const { accountId } = found.key;
+    await deps.keyLastUse.touch(em, found.key.keyId);
     const waitSeconds = readWaitSeconds(ctx);
     // The body is JSON text already (a completed reply is stored that way).
     ctx.type = 'application/json';

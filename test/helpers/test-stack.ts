@@ -31,6 +31,8 @@ export interface TestStackOptions {
   /** Replace the real provider clients (e.g. to make a part throw). */
   sources?: (real: EnrichmentSources) => EnrichmentSources;
   generator?: (real: InsightsGenerator) => InsightsGenerator;
+  /** More environment for the API (the dashboard's and the mailer's settings, e.g. the test mail sandbox). */
+  apiEnv?: Record<string, string>;
 }
 
 export interface TestStack {
@@ -86,7 +88,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     DB_POOL_MAX: '10',
   });
   const orm = await initOrm(databaseUrl, { migrate: true, poolMax: 5 });
-  const api = await bootstrapApi(config, logger, clock.now);
+  const api = await bootstrapApi(config, logger, clock.now, { ...env, ...options.apiEnv });
   const temporal = new Client({ connection: await Connection.connect({ address: config.temporal.address }) });
 
   const realSources = createEnrichmentSources(createProviderConfig(env), logger);

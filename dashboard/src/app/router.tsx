@@ -1,0 +1,34 @@
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { RouteError } from '../components/route-error.tsx';
+
+/** Each page is its own chunk: the sign-in page loads none of the signed-in pages' code (charts, tables). */
+const page = (load: () => Promise<{ default: React.ComponentType }>): Pick<RouteObject, 'lazy'> => ({
+  lazy: async () => ({ Component: (await load()).default }),
+});
+
+export const router = createBrowserRouter(
+  [
+    {
+      errorElement: <RouteError />,
+      children: [
+        { path: 'sign-in', ...page(() => import('./routes/auth/sign-in.tsx')) },
+        { path: 'sign-up', ...page(() => import('./routes/auth/sign-up.tsx')) },
+        { path: 'verified', ...page(() => import('./routes/auth/verified.tsx')) },
+        { path: 'forgot-password', ...page(() => import('./routes/auth/forgot-password.tsx')) },
+        { path: 'reset-password', ...page(() => import('./routes/auth/reset-password.tsx')) },
+        {
+          ...page(() => import('../components/app-layout.tsx')),
+          children: [
+            { index: true, ...page(() => import('./routes/app/keys.tsx')) },
+            { path: 'keys', ...page(() => import('./routes/app/keys.tsx')) },
+            { path: 'jobs', ...page(() => import('./routes/app/jobs.tsx')) },
+            { path: 'jobs/:researchId', ...page(() => import('./routes/app/job.tsx')) },
+            { path: 'usage', ...page(() => import('./routes/app/usage.tsx')) },
+            { path: 'preferences', ...page(() => import('./routes/app/preferences.tsx')) },
+          ],
+        },
+      ],
+    },
+  ],
+  { basename: '/app' },
+);

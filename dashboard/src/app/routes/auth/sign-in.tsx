@@ -1,0 +1,54 @@
+import { Button, PasswordInput, TextInput } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { useNavigate } from 'react-router';
+import { AuthLayout, FormError, FormNotice } from '../../../components/auth-layout.tsx';
+import { ApiError } from '../../../lib/api-client.ts';
+import { auth } from '../../../lib/auth.ts';
+
+export default function SignIn() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const form = useForm<{ email: string; password: string }>({ defaultValues: { email: '', password: '' } });
+  const [notice, setNotice] = useState<string | null>(null);
+  const signIn = useMutation({
+    mutationFn: (values: { email: string; password: string }) => auth.signIn(values.email.trim(), values.password),
+    onSuccess: async () => {
+      queryClient.clear();
+      await navigate('/keys');
+    },
+  });
+  const isUnverified = signIn.error instanceof ApiError && signIn.error.code === 'email_not_verified';
+
+  return (
+    <AuthLayout
+      title="Sign in"
+      links={[
+        { to: '/sign-up', label: 'New here? Create an account' },
+        { to: '/forgot-password', label: 'Forgot your password?' },
+      ]}
+    >
+      <form onSubmit={form.handleSubmit((values) => signIn.mutate(values))} noValidate>
+        <TextInput label="E-mail" type="email" autoComplete="email" required mb="sm" {...form.register('email', { required: true })} />
+        <PasswordInput label="Password" autoComplete="current-password" required mb="md" {...form.register('password', { required: true })} />
+        {isUnverified ? (
+          <FormNotice>
+            Verify your e-mail address first: we have sent you a new link.
+          </FormNotice>
+        ) : (
+          <FormError error={signIn.error} />
+        )}
+        {notice && <FormNotice>{notice}</FormNotice>}
+        <Button type="submit" fullWidth mt="md" loading={signIn.isPending}>
+          Sign in
+        </Button>
+      </form>
+      {isUnverified && (
+        <Button variant="subtle" onClick={() => void auth.resendVerification(form.getValues('email').trim()).then(() => setNotice('Sent again. Check your inbox.'))}>
+          Send the verification link again
+        </Button>
+      )}
+    </AuthLayout>
+  );
+}

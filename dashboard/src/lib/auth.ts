@@ -1,0 +1,15 @@
+import { api } from './api-client.ts';
+
+// better-auth's endpoints under /app/api/auth, called directly: the dashboard
+// needs five of them, and a plain fetch keeps the sign-in page small.
+const appUrl = (path: string) => `${window.location.origin}/app${path}`;
+
+export const auth = {
+  signUp: (email: string, password: string) =>
+    api('/auth/sign-up/email', { body: { email, password, name: email, callbackURL: appUrl('/verified') } }),
+  signIn: (email: string, password: string) => api('/auth/sign-in/email', { body: { email, password, rememberMe: true } }),
+  signOut: () => api('/auth/sign-out', { body: {} }),
+  resendVerification: (email: string) => api('/auth/send-verification-email', { body: { email, callbackURL: appUrl('/verified') } }),
+  requestPasswordReset: (email: string) => api('/auth/request-password-reset', { body: { email, redirectTo: appUrl('/reset-password') } }),
+  resetPassword: (token: string, newPassword: string) => api('/auth/reset-password', { body: { token, newPassword } }),
+};
