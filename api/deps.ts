@@ -17,6 +17,8 @@ export interface ApiDeps {
   config: Config;
   logger: Logger;
   clock: () => Date;
+  /** Records a key's last use, at most once a minute (DECISIONS.md "The dashboard"). */
+  keyLastUse: KeyLastUse;
   /** The address users reach the app at (PUBLIC_URL): the base of links in e-mails, never taken from a request's Host. */
   publicUrl: string;
 }
