@@ -11,6 +11,7 @@ const services = await startLocalServices({
   dataDir: join(ROOT, '.data'),
   ports: { postgres: 54329, temporal: 7233, temporalUi: 8233, providerWorld: 4010, modelSandbox: 4110 },
   env: process.env,
+  stripe: { port: 4210, webhookUrl: `http://127.0.0.1:${port}/webhooks/stripe` },
   log,
 });
 
@@ -46,7 +47,7 @@ log(`Ready.
   API          http://127.0.0.1:${port}   (health: /healthz, OpenAPI: /openapi.json)
   Temporal UI  ${services.temporalUiUrl ?? `(external Temporal at ${services.env.TEMPORAL_ADDRESS})`}
   Database     ${services.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
-  Sandboxes    providers ${services.env.PROVIDER_SANDBOX_URL ?? '(real)'}, model ${services.env.AI_SANDBOX_URL ?? '(real)'}
+  Sandboxes    providers ${services.env.PROVIDER_SANDBOX_URL ?? '(real)'}, model ${services.env.AI_SANDBOX_URL ?? '(real)'}, Stripe ${services.env.STRIPE_API_BASE ?? '(real)'}
 Create a key:  npm run --silent admin -- account create --email you@example.com --plan growth
                npm run --silent admin -- key create --account <account_id> --product-name "…" --product-description "…"
 Press Ctrl-C to stop everything.`);

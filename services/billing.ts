@@ -75,7 +75,7 @@ export async function billingOverview(em: EntityManager, billing: Billing, accou
     pendingChange: account.pendingPlan
       ? { plan: account.pendingPlan, kind: account.pendingPlan === 'free' ? 'cancellation' : 'downgrade', effectiveAt: cycle.end.toISOString() }
       : null,
-    subscriptionStatus: account.stripeSubscriptionId ? account.subscriptionStatus : null,
+    subscriptionStatus: account.stripeSubscriptionId ? (account.subscriptionStatus ?? null) : null,
     hasBillingAccount: account.stripeCustomerId !== null,
     isBillingConfigured: billing !== null,
     plans,

@@ -12,6 +12,8 @@ export interface LocalServicesOptions {
   ports: { postgres: number; temporal: number; temporalUi: number | null; providerWorld: number; modelSandbox: number };
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  /** The Stripe stand-in (sandbox/stripe) on this port, posting events to `webhookUrl`, unless STRIPE_SECRET_KEY is set. */
+  stripe?: { port: number; webhookUrl: string };
   /** SQLite pragmas for the Temporal dev server's state file (throwaway stacks, e.g. `synchronous=off`). */
   temporalSqlitePragmas?: string[];
 }
@@ -87,6 +89,17 @@ export async function startLocalServices(options: LocalServicesOptions): Promise
       out.AI_SANDBOX_URL = `${await startSandbox(processes, 'model-sandbox', 'sandbox/model/main.ts', ports.modelSandbox, logDir)}/v1`;
     }
 
+    if (options.stripe && !env.STRIPE_SECRET_KEY) {
+      // A local signing secret: the stand-in signs with it, the API verifies with it.
+      const webhookSecret = env.STRIPE_WEBHOOK_SECRET || 'whsec_local_stripe_sandbox';
+      out.STRIPE_API_BASE = await startSandbox(processes, 'stripe-sandbox', 'sandbox/stripe/main.ts', options.stripe.port, logDir, {
+        STRIPE_WEBHOOK_URL: options.stripe.webhookUrl,
+        STRIPE_WEBHOOK_SECRET: webhookSecret,
+      });
+      out.STRIPE_SECRET_KEY = 'sk_test_local_stripe_sandbox';
+      out.STRIPE_WEBHOOK_SECRET = webhookSecret;
+    }
+
     log('Applying database migrations…');
     const orm = await initOrm(out.DATABASE_URL, { migrate: true, poolMax: 2 });
     await orm.close();
@@ -101,11 +114,11 @@ function hasRealProviders(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.PDL_API_KEY || env.APOLLO_API_KEY);
 }
 
-async function startSandbox(processes: ManagedProcess[], name: string, entry: string, port: number, logDir: string): Promise<string> {
+async function startSandbox(processes: ManagedProcess[], name: string, entry: string, port: number, logDir: string, extraEnv: Record<string, string> = {}): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
   if (await isAnswering(url)) return url;
   const child = startProcess(name, process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, entry)], {
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...extraEnv, PORT: String(port) },
     logFile: join(logDir, `${name}.log`),
   });
   processes.push(child);
