@@ -96,7 +96,11 @@ describe('colleagues share the company row', () => {
     expect(calls['pdl.person']).toBe(1);
     expect(second.data.company?.id).toBe(first.data.company?.id);
     expect(second.data.company?.name).toBe(company.name);
-    expect(second.data.decision_makers.map((dm) => dm.id)).toEqual(first.data.decision_makers.map((dm) => dm.id));
+    // One stored list; each reply leaves its own prospect out of it.
+    const prospects = [person.linkedinUrl, colleague!.linkedinUrl];
+    const shared = (job: typeof first) => job.data.decision_makers.filter((dm) => !prospects.includes(dm.social_url)).map((dm) => dm.id);
+    expect(shared(second)).toEqual(shared(first));
+    expect(second.data.decision_makers.map((dm) => dm.social_url)).not.toContain(colleague!.linkedinUrl);
     expect(second.meta.company).toEqual({ from_cache: true, apis_called: [] });
     expect(second.data.prospect?.name).toBe(colleague!.fullName);
     expect(second.data.prospect?.id).not.toBe(first.data.prospect?.id);
