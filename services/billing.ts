@@ -176,6 +176,20 @@ export async function revokePendingChange(em: EntityManager, billing: Billing, a
   await setPendingPlan(em, accountId, null);
 }
 
+/**
+ * Account deletion (DECISIONS.md "Data"): the subscription ends at once, so no
+ * further payment is taken. Nothing to do on Free. The webhook that follows
+ * records the end (back to Free, a ledger row) like any other.
+ */
+export async function cancelSubscriptionNow(em: EntityManager, billing: Billing, accountId: number): Promise<void> {
+  const account = await em.findOneOrFail(Account, accountId, { refresh: true });
+  if (!account.stripeSubscriptionId) return;
+  const stripe = requireBilling(billing);
+  const subscription = await stripe.retrieveSubscription(account.stripeSubscriptionId);
+  if (subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return;
+  await stripe.cancelNow(subscription.id);
+}
+
 /** Stripe's Billing Portal (cards, invoices) for the account's customer. */
 export async function portalUrl(em: EntityManager, billing: Billing, accountId: number, returnUrl: string): Promise<{ url: string }> {
   const stripe = requireBilling(billing);

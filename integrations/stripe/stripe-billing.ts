@@ -136,6 +136,11 @@ export class StripeBilling {
     return this.toState(await this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: cancel, expand: ['schedule'] }));
   }
 
+  /** Ends the subscription now, without proration (account deletion). */
+  async cancelNow(subscriptionId: string): Promise<void> {
+    await this.stripe.subscriptions.cancel(subscriptionId);
+  }
+
   async createPortalSession(input: { customerId: string; returnUrl: string }): Promise<string> {
     const session = await this.stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl });
     return session.url;

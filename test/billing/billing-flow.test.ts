@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { billingCycleAt, cycleShareLeft } from '../../domain/billing-cycle.ts';
 import { PLANS } from '../../domain/plans.ts';
-import { billingOverview, cancelSubscription, revokePendingChange, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing.ts';
+import { billingOverview, cancelSubscription, cancelSubscriptionNow, revokePendingChange, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from './billing-stack.ts';
 
 // The Billing page's operations against the Stripe stand-in, with the real
@@ -193,5 +193,19 @@ describe('downgrade and cancellation at the cycle end', () => {
     expect((await b.account(accountId)).pendingPlan).toBe('free');
     await b.advanceClockTo(new Date(cycle.end.getTime() + 60_000));
     expect(await b.account(accountId)).toMatchObject({ plan: 'free', creditLimit: 3, creditsUsed: 0, stripeSubscriptionId: null, pendingPlan: null });
+  });
+
+  it('account deletion ends the subscription at once: back on Free, no further charge', async () => {
+    const accountId = await subscribedAccount('growth');
+    const subscriptionId = (await b.account(accountId)).stripeSubscriptionId!;
+    await cancelSubscriptionNow(em(), b.billing, accountId);
+    await b.settled();
+    expect(await b.account(accountId)).toMatchObject({ plan: 'free', stripeSubscriptionId: null, creditLimit: 3 });
+    expect((await b.billing.retrieveSubscription(subscriptionId)).status).toBe('canceled');
+    const invoicesBefore = b.events('invoice.paid').length;
+    await b.advanceClockTo(new Date(Date.now() + 40 * DAY_MS));
+    expect(b.events('invoice.paid')).toHaveLength(invoicesBefore);
+    // A second call (a retried deletion step) is a no-op.
+    await cancelSubscriptionNow(em(), b.billing, accountId);
   });
 });

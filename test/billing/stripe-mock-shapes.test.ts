@@ -69,6 +69,10 @@ describe('our Stripe requests, checked by stripe-mock against the OpenAPI descri
     expect((await billing.setCancelAtPeriodEnd('sub_123', false)).id).toMatch(/^sub_/);
   });
 
+  it('ends a subscription at once', async () => {
+    await billing.cancelNow('sub_123');
+  });
+
   it('opens a Billing Portal session', async () => {
     expect(await billing.createPortalSession({ customerId: 'cus_123', returnUrl: 'https://app.example.com/app/billing' })).toMatch(/^https?:\/\//);
   });
