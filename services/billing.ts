@@ -121,11 +121,8 @@ export async function startCheckout(
   const target = paidPlan(plan);
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   if (account.stripeSubscriptionId) throw new AppError('plan_change_not_allowed', 'This account already has a subscription: change its plan instead.');
-  if (!account.stripeCustomerId) {
-    account.stripeCustomerId = await stripe.createCustomer({ accountId, email: account.ownerEmail });
-    await em.flush();
-  }
-  const session = await stripe.createCheckoutSession({ customerId: account.stripeCustomerId, accountId, plan: target, ...urls });
+  const customerId = account.stripeCustomerId ?? (await linkNewCustomer(em, stripe, account));
+  const session = await stripe.createCheckoutSession({ customerId, accountId, plan: target, ...urls });
   return { url: session.url };
 }
 
@@ -196,6 +193,17 @@ export async function portalUrl(em: EntityManager, billing: Billing, accountId: 
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   if (!account.stripeCustomerId) throw new AppError('plan_change_not_allowed', 'The account has never paid: choose a plan first.');
   return { url: await stripe.createPortalSession({ customerId: account.stripeCustomerId, returnUrl }) };
+}
+
+/**
+ * Creates the account's Stripe customer. Two Checkouts started at once both
+ * create one; the first to be linked wins and the other stays unused in Stripe.
+ */
+async function linkNewCustomer(em: EntityManager, stripe: StripeBilling, account: IAccount): Promise<string> {
+  const created = await stripe.createCustomer({ accountId: account.id, email: account.ownerEmail });
+  await em.execute('update account set stripe_customer_id = ? where id = ? and stripe_customer_id is null', [created, account.id]);
+  const rows: Array<{ stripe_customer_id: string }> = await em.execute('select stripe_customer_id from account where id = ?', [account.id]);
+  return rows[0]!.stripe_customer_id;
 }
 
 async function subscribed(em: EntityManager, stripe: StripeBilling, accountId: number): Promise<{ account: IAccount; subscription: SubscriptionState }> {

@@ -62,11 +62,7 @@ export class StripeBilling {
   }
 
   async createCustomer(input: { accountId: number; email: string }): Promise<string> {
-    const customer = await this.stripe.customers.create(
-      { email: input.email, metadata: { account_id: String(input.accountId) } },
-      // One customer per account even when two tabs start a Checkout at once.
-      { idempotencyKey: `customer-for-account-${input.accountId}` },
-    );
+    const customer = await this.stripe.customers.create({ email: input.email, metadata: { account_id: String(input.accountId) } });
     return customer.id;
   }
 

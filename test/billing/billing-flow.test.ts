@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { billingCycleAt, cycleShareLeft } from '../../domain/billing-cycle.ts';
 import { PLANS } from '../../domain/plans.ts';
-import { billingOverview, cancelSubscription, cancelSubscriptionNow, revokePendingChange, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing.ts';
+import { billingOverview, cancelSubscription, cancelSubscriptionNow, portalUrl, revokePendingChange, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from './billing-stack.ts';
 
 // The Billing page's operations against the Stripe stand-in, with the real
@@ -88,6 +88,29 @@ describe('Free → paid through Checkout', () => {
     expect(await (await fetch(url)).text()).toContain('Your card was declined');
     await b.settled();
     expect(await b.account(accountId)).toMatchObject({ plan: 'free', creditLimit: 3, stripeSubscriptionId: null });
+  });
+});
+
+describe('the Stripe customer', () => {
+  it('two Checkouts started at once link one customer to the account', async () => {
+    const accountId = await b.stack.createAccount('free');
+    const [first, second] = await Promise.all([startCheckout(em(), b.billing, accountId, 'growth', CHECKOUT_URLS), startCheckout(em(), b.billing, accountId, 'scale', CHECKOUT_URLS)]);
+    const linked = (await b.account(accountId)).stripeCustomerId;
+    const sessions = [first, second].map(({ url }) => b.stripe.world.session(url.split('/').at(-1)!));
+    expect(sessions.map((session) => session.customer)).toEqual([linked, linked]);
+  });
+
+  it('the Billing Portal: a plan change made there reaches the account through the webhook', async () => {
+    const accountId = await subscribedAccount('starter');
+    const { url } = await portalUrl(em(), b.billing, accountId, `${CHECKOUT_URLS.cancelUrl}`);
+    const page = await (await fetch(url)).text();
+    expect(page).toContain('<label for="price-');
+    expect(page).toContain('aria-label="Invoices"');
+    const action = page.match(/<form method="post" action="([^"]+\/change)">/)![1]!;
+    const changed = await fetch(new URL(action, url), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'price=price_scale_monthly' });
+    expect(changed.status).toBe(302);
+    await b.settled();
+    expect(await b.account(accountId)).toMatchObject({ plan: 'scale' });
   });
 });
 
