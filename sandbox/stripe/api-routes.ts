@@ -4,7 +4,7 @@
 
 import Router from '@koa/router';
 import { StripeApiError, invalidParam, missingParam } from './errors.ts';
-import { isPaymentBehavior, isProrationBehavior, PAYMENT_BEHAVIORS, PRORATION_BEHAVIORS, type StripeWorld } from './engine.ts';
+import { isPaymentBehavior, isProrationBehavior, PAYMENT_BEHAVIORS, PRORATION_BEHAVIORS, type StripeWorld } from './world.ts';
 import {
   expandOf,
   hashAt,
@@ -19,6 +19,9 @@ import {
   type Params,
 } from './params.ts';
 import { portalSessionJson, newId } from './objects.ts';
+import { createCheckoutSession } from './checkout.ts';
+import { releaseSchedule, scheduleFromSubscription, updateSchedulePhases } from './schedules.ts';
+import { cancelNow, changePrice, previewPriceChange, setCancelAtPeriodEnd, setMetadata } from './subscriptions.ts';
 
 export interface ApiState {
   params: Params;
@@ -57,7 +60,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
     const successUrl = optionalString(p, 'success_url');
     if (!successUrl) throw missingParam('success_url');
     const subscriptionData = p.subscription_data === undefined ? {} : hashAt(p.subscription_data, 'subscription_data');
-    const session = world.createCheckoutSession({
+    const session = createCheckoutSession(world, {
       mode,
       customer,
       customerEmail: optionalString(p, 'customer_email') ?? (customer ? world.customer(customer).email : null),
@@ -91,7 +94,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
     const priceId = item ? requiredString(item, 'price', 'subscription_details[items][0][price]') : sub.item.price;
     const behavior = optionalEnum(details, 'proration_behavior', PRORATION_BEHAVIORS, 'subscription_details[proration_behavior]') ?? 'create_prorations';
     const prorationDate = optionalTimestamp(details, 'proration_date', 'subscription_details[proration_date]');
-    const preview = world.previewPriceChange(sub, item ? optionalString(item, 'id', 'subscription_details[items][0][id]') : null, priceId, behavior, prorationDate);
+    const preview = previewPriceChange(world, sub, item ? optionalString(item, 'id', 'subscription_details[items][0][id]') : null, priceId, behavior, prorationDate);
     ctx.body = { ...world.invoiceJson(preview), id: null };
   });
   // GET /v1/invoices: docs.stripe.com/api/invoices/list (customer and subscription filters).
@@ -132,16 +135,16 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
       if (itemId && itemId !== sub.item.id) throw new StripeApiError(400, 'invalid_request_error', `Invalid subscription_item id: ${itemId}`, { param: 'items[0][id]' });
       if (!itemId) throw invalidParam('items[0][id]', 'Adding a second item is not supported by the stand-in: pass the existing item id.');
       const price = optionalString(item, 'price', 'items[0][price]');
-      if (price && isProrationBehavior(proration) && isPaymentBehavior(payment)) world.changePrice(sub, price, proration, payment, prorationDate);
+      if (price && isProrationBehavior(proration) && isPaymentBehavior(payment)) changePrice(world, sub, price, proration, payment, prorationDate);
     }
-    if (cancel !== null) world.setCancelAtPeriodEnd(sub, cancel);
-    if (Object.keys(metadata).length > 0) world.setMetadata(sub, metadata);
+    if (cancel !== null) setCancelAtPeriodEnd(world, sub, cancel);
+    if (Object.keys(metadata).length > 0) setMetadata(world, sub, metadata);
     ctx.body = world.subscriptionJson(sub, expandOf(p));
   });
   // DELETE /v1/subscriptions/:id: docs.stripe.com/api/subscriptions/cancel.
   router.delete('/subscriptions/:id', (ctx) => {
     const sub = world.subscription(ctx.params.id);
-    world.cancelNow(sub);
+    cancelNow(world, sub);
     ctx.body = world.subscriptionJson(sub, expandOf(ctx.state.params));
   });
 
@@ -149,7 +152,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
   router.post('/subscription_schedules', (ctx) => {
     const from = optionalString(ctx.state.params, 'from_subscription');
     if (!from) throw new StripeApiError(400, 'invalid_request_error', 'The stand-in creates schedules `from_subscription` only.', { code: 'parameter_missing', param: 'from_subscription' });
-    ctx.body = world.scheduleJson(world.scheduleFromSubscription(world.subscription(from, 'from_subscription')));
+    ctx.body = world.scheduleJson(scheduleFromSubscription(world, world.subscription(from, 'from_subscription')));
   });
   router.get('/subscription_schedules/:id', (ctx) => {
     ctx.body = world.scheduleJson(world.schedule(ctx.params.id));
@@ -172,13 +175,13 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
       };
     });
     const endBehavior = optionalEnum(p, 'end_behavior', ['release', 'cancel'] as const);
-    if (phases.length > 0) world.updateSchedulePhases(schedule, phases, endBehavior);
+    if (phases.length > 0) updateSchedulePhases(world, schedule, phases, endBehavior);
     ctx.body = world.scheduleJson(schedule);
   });
   // POST /v1/subscription_schedules/:id/release: docs.stripe.com/api/subscription_schedules/release.
   router.post('/subscription_schedules/:id/release', (ctx) => {
     const schedule = world.schedule(ctx.params.id);
-    world.releaseSchedule(schedule);
+    releaseSchedule(world, schedule);
     ctx.body = world.scheduleJson(schedule);
   });
 

@@ -5,8 +5,11 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { StripeApiError } from './errors.ts';
-import type { StripeWorld } from './engine.ts';
+import type { StripeWorld } from './world.ts';
 import { invoiceTotal, type SubscriptionRecord } from './objects.ts';
+import { payCheckout } from './checkout.ts';
+import { releaseSchedule, scheduleFromSubscription, updateSchedulePhases } from './schedules.ts';
+import { changePrice, setCancelAtPeriodEnd } from './subscriptions.ts';
 
 const escape = (value: unknown) =>
   String(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
@@ -54,7 +57,7 @@ export function pageRouter(world: StripeWorld): Router {
   });
   router.post('/pay/:id/pay', (ctx) => {
     const session = world.session(ctx.params.id);
-    const { paid } = world.payCheckout(session);
+    const { paid } = payCheckout(world, session);
     if (!paid) return ctx.redirect(`/pay/${session.id}`);
     ctx.status = 303;
     ctx.redirect(session.successUrl!.replaceAll('{CHECKOUT_SESSION_ID}', session.id));
@@ -87,12 +90,12 @@ ${invoices.map((invoice) => `<tr><td>${day(invoice.created)}</td><td>${escape(in
     // The portal as configured for this product: upgrades now with prorations invoiced at once,
     // downgrades at the period's end (`schedule_at_period_end`, docs.stripe.com/customer-management/configure-portal).
     if (next.unit_amount > current.unit_amount) {
-      if (sub.schedule) world.releaseSchedule(world.schedule(sub.schedule));
-      world.changePrice(sub, next.id, 'always_invoice', 'pending_if_incomplete', null);
+      if (sub.schedule) releaseSchedule(world, world.schedule(sub.schedule));
+      changePrice(world, sub, next.id, 'always_invoice', 'pending_if_incomplete', null);
       notice = sub.pendingUpdate ? 'Your card was declined; the plan did not change.' : `Changed to ${next.nickname}.`;
     } else if (next.unit_amount < current.unit_amount) {
-      const schedule = sub.schedule ? world.schedule(sub.schedule) : world.scheduleFromSubscription(sub);
-      world.updateSchedulePhases(schedule, [
+      const schedule = sub.schedule ? world.schedule(sub.schedule) : scheduleFromSubscription(world, sub);
+      updateSchedulePhases(world, schedule, [
         { startDate: sub.item.periodStart, endDate: sub.item.periodEnd, items: [{ price: current.id, quantity: 1 }], prorationBehavior: 'none' },
         { startDate: null, endDate: null, items: [{ price: next.id, quantity: 1 }], prorationBehavior: 'none' },
       ], 'release');
@@ -105,15 +108,15 @@ ${invoices.map((invoice) => `<tr><td>${day(invoice.created)}</td><td>${escape(in
   router.post('/portal/:id/subscriptions/:sub/cancel', (ctx) => {
     const session = portalSession(world, ctx.params.id);
     const sub = portalSubscription(world, session.customer, ctx.params.sub);
-    if (sub.schedule) world.releaseSchedule(world.schedule(sub.schedule));
-    world.setCancelAtPeriodEnd(sub, true);
+    if (sub.schedule) releaseSchedule(world, world.schedule(sub.schedule));
+    setCancelAtPeriodEnd(world, sub, true);
     ctx.redirect(`/portal/${session.id}?notice=${encodeURIComponent(`Your plan ends on ${day(sub.item.periodEnd)}.`)}`);
   });
   router.post('/portal/:id/subscriptions/:sub/renew', (ctx) => {
     const session = portalSession(world, ctx.params.id);
     const sub = portalSubscription(world, session.customer, ctx.params.sub);
-    if (sub.schedule) world.releaseSchedule(world.schedule(sub.schedule));
-    if (sub.cancelAtPeriodEnd) world.setCancelAtPeriodEnd(sub, false);
+    if (sub.schedule) releaseSchedule(world, world.schedule(sub.schedule));
+    if (sub.cancelAtPeriodEnd) setCancelAtPeriodEnd(world, sub, false);
     ctx.redirect(`/portal/${session.id}?notice=${encodeURIComponent('Your plan continues.')}`);
   });
 

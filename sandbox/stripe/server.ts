@@ -7,10 +7,11 @@ import getRawBody from 'raw-body';
 import { z } from 'zod';
 import { apiRouter, type ApiState } from './api-routes.ts';
 import { StripeApiError } from './errors.ts';
-import { StripeWorld } from './engine.ts';
+import { StripeWorld } from './world.ts';
 import { pageRouter } from './pages.ts';
 import { parseForm, type Params } from './params.ts';
 import { WebhookDeliverer, type DeliveryOrder } from './webhooks.ts';
+import { advanceClock } from './clock.ts';
 
 export const DEFAULT_STRIPE_SANDBOX_PORT = 4210;
 const REQUEST_LOG_SIZE = 200;
@@ -166,7 +167,7 @@ export async function startStripeSandbox(options: StripeSandboxOptions = {}): Pr
     const parsed = ZClock.safeParse(paramsOf(ctx));
     if (!parsed.success) throw new StripeApiError(400, 'invalid_request_error', '`to` must be a Unix time in seconds or an ISO 8601 date-time.', { param: 'to' });
     const to = typeof parsed.data.to === 'number' ? parsed.data.to : Math.floor(Date.parse(parsed.data.to) / 1000);
-    world.advanceClock(to);
+    advanceClock(world, to);
     ctx.body = { now: world.now(), iso: new Date(world.now() * 1000).toISOString() };
   });
   controls.get('/__sandbox/clock', (ctx) => {

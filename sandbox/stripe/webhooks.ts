@@ -5,7 +5,7 @@
 // `order` switch makes that visible on purpose.
 
 import { createHmac } from 'node:crypto';
-import type { SandboxEvent } from './engine.ts';
+import type { SandboxEvent } from './world.ts';
 
 export type DeliveryOrder = 'in_order' | 'reverse';
 

@@ -3,7 +3,7 @@ import { Account } from '../../db/entities/index.ts';
 import type { IAccount } from '../../db/entities/account.ts';
 import { billingFromEnv, type StripeBilling } from '../../integrations/stripe/index.ts';
 import { startStripeSandbox, type StripeSandbox } from '../../sandbox/stripe/server.ts';
-import type { SandboxEvent } from '../../sandbox/stripe/engine.ts';
+import type { SandboxEvent } from '../../sandbox/stripe/world.ts';
 import { consumeCredit, lockAccount } from '../../services/credits.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { startCheckout } from '../../services/billing.ts';
-import type { SandboxEvent } from '../../sandbox/stripe/engine.ts';
+import type { SandboxEvent } from '../../sandbox/stripe/world.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from './billing-stack.ts';
 
 // POST /webhooks/stripe: Stripe's signature on the raw body, each event applied

@@ -1,0 +1,235 @@
+// The stand-in's state: its records, its clock, the events it emitted, and the
+// helpers the operations share (checkout.ts, subscriptions.ts, schedules.ts,
+// clock.ts). Every change emits the events Stripe documents for it
+// (docs.stripe.com/billing/subscriptions/webhooks).
+
+import { sandboxPrices, type SandboxPrice } from './catalog.ts';
+import { noSuch, StripeApiError } from './errors.ts';
+import {
+  API_VERSION,
+  checkoutSessionJson,
+  customerJson,
+  invoiceJson,
+  invoiceTotal,
+  newId,
+  scheduleJson,
+  subscriptionJson,
+  type CheckoutSessionRecord,
+  type CustomerRecord,
+  type InvoiceLine,
+  type InvoiceRecord,
+  type PortalSessionRecord,
+  type ScheduleRecord,
+  type SubscriptionRecord,
+} from './objects.ts';
+
+export interface SandboxEvent {
+  id: string;
+  object: 'event';
+  api_version: string;
+  created: number;
+  data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> };
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: string | null; idempotency_key: string | null };
+  type: string;
+}
+
+export const PRORATION_BEHAVIORS = ['always_invoice', 'create_prorations', 'none'] as const;
+export const PAYMENT_BEHAVIORS = ['allow_incomplete', 'default_incomplete', 'error_if_incomplete', 'pending_if_incomplete'] as const;
+type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
+type PaymentBehavior = (typeof PAYMENT_BEHAVIORS)[number];
+
+export class StripeWorld {
+  readonly baseUrl: string;
+  prices = new Map<string, SandboxPrice>();
+  customers = new Map<string, CustomerRecord>();
+  sessions = new Map<string, CheckoutSessionRecord>();
+  subscriptions = new Map<string, SubscriptionRecord>();
+  schedules = new Map<string, ScheduleRecord>();
+  invoices = new Map<string, InvoiceRecord>();
+  portalSessions = new Map<string, PortalSessionRecord>();
+  events: SandboxEvent[] = [];
+  /** Events emitted since the last `takeEmitted()`: one API call's worth, delivered together. */
+  private emitted: SandboxEvent[] = [];
+  private clockOffsetS = 0;
+  private failNextPayments = 0;
+  private invoiceCounter = 0;
+
+  constructor(baseUrl: string) {
+    this.baseUrl = baseUrl;
+    this.reset();
+  }
+
+  reset(): void {
+    this.prices = new Map(sandboxPrices().map((price) => [price.id, price]));
+    for (const map of [this.customers, this.sessions, this.subscriptions, this.schedules, this.invoices, this.portalSessions]) map.clear();
+    this.events = [];
+    this.emitted = [];
+    this.clockOffsetS = 0;
+    this.failNextPayments = 0;
+    this.invoiceCounter = 0;
+  }
+
+  /** The stand-in's clock, in Unix seconds: real time plus what `/__sandbox/clock` added. */
+  now(): number {
+    return Math.floor(Date.now() / 1000) + this.clockOffsetS;
+  }
+
+  /** Sets the clock to `seconds` (Unix time); it only ever moves forward (clock.ts). */
+  setNow(seconds: number): void {
+    this.clockOffsetS = seconds - Math.floor(Date.now() / 1000);
+  }
+
+  failNextPayment(count = 1): void {
+    this.failNextPayments += count;
+  }
+
+  takeEmitted(): SandboxEvent[] {
+    const batch = this.emitted;
+    this.emitted = [];
+    return batch;
+  }
+
+  emit(type: string, object: Record<string, unknown>, previous?: Record<string, unknown>, at = this.now()): void {
+    const event: SandboxEvent = {
+      id: newId('evt'),
+      object: 'event',
+      api_version: API_VERSION,
+      created: at,
+      data: { object: structuredClone(object), ...(previous ? { previous_attributes: previous } : {}) },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+    };
+    this.events.push(event);
+    this.emitted.push(event);
+  }
+
+  // --- look-ups ------------------------------------------------------------
+
+  price(id: string, param: string): SandboxPrice {
+    const price = this.prices.get(id);
+    if (!price) throw noSuch('price', id, param);
+    return price;
+  }
+
+  customer(id: string, param = 'id'): CustomerRecord {
+    const customer = this.customers.get(id);
+    if (!customer) throw noSuch('customer', id, param);
+    return customer;
+  }
+
+  session(id: string): CheckoutSessionRecord {
+    const session = this.sessions.get(id);
+    if (!session) throw noSuch('checkout.session', id);
+    return session;
+  }
+
+  subscription(id: string, param = 'id'): SubscriptionRecord {
+    const sub = this.subscriptions.get(id);
+    if (!sub) throw noSuch('subscription', id, param);
+    return sub;
+  }
+
+  schedule(id: string): ScheduleRecord {
+    const schedule = this.schedules.get(id);
+    if (!schedule) throw noSuch('subscription_schedule', id);
+    return schedule;
+  }
+
+  // --- JSON ----------------------------------------------------------------
+
+  customerJson = (c: CustomerRecord) => customerJson(c);
+  sessionJson = (s: CheckoutSessionRecord) => checkoutSessionJson(s, this.baseUrl, this.prices);
+  subscriptionJson = (s: SubscriptionRecord, expand: string[] = []) =>
+    subscriptionJson(s, this.prices, expand.includes('schedule') && s.schedule ? this.schedule(s.schedule) : null);
+  scheduleJson = (s: ScheduleRecord) => scheduleJson(s, this.now());
+  invoiceJson = (i: InvoiceRecord) => invoiceJson(i, this.prices);
+
+  // --- customers -----------------------------------------------------------
+
+  createCustomer(input: { email: string | null; name: string | null; metadata: Record<string, string> }): CustomerRecord {
+    const customer: CustomerRecord = { id: newId('cus'), created: this.now(), hasCard: false, ...input };
+    this.customers.set(customer.id, customer);
+    this.emit('customer.created', customerJson(customer));
+    return customer;
+  }
+
+
+  takeDecline(): boolean {
+    if (this.failNextPayments === 0) return false;
+    this.failNextPayments -= 1;
+    return true;
+  }
+
+  requireLive(sub: SubscriptionRecord): void {
+    if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
+      throw new StripeApiError(400, 'invalid_request_error', `A canceled subscription can only update its cancellation_details and metadata.`);
+    }
+  }
+
+  periodLine(price: SandboxPrice, start: number, end: number): InvoiceLine {
+    return { id: newId('il'), amount: price.unit_amount, description: `1 × ${price.nickname} (at $${(price.unit_amount / 100).toFixed(2)} / month)`, price: price.id, proration: false, period: { start, end } };
+  }
+
+  newInvoice(sub: SubscriptionRecord, billingReason: InvoiceRecord['billingReason'], lines: InvoiceLine[]): InvoiceRecord {
+    this.invoiceCounter += 1;
+    const invoice: InvoiceRecord = {
+      id: newId('in'),
+      created: this.now(),
+      customer: sub.customer,
+      subscription: sub.id,
+      billingReason,
+      status: 'open',
+      lines,
+      attemptCount: 0,
+      paidAt: null,
+      periodStart: sub.item.periodStart,
+      periodEnd: sub.item.periodEnd,
+      number: `SANDBOX-${String(this.invoiceCounter).padStart(4, '0')}`,
+    };
+    this.invoices.set(invoice.id, invoice);
+    return invoice;
+  }
+
+  /** Charges the customer's card for an open invoice; an amount of zero or less needs no payment. */
+  charge(invoice: InvoiceRecord): boolean {
+    invoice.attemptCount += 1;
+    if (invoiceTotal(invoice) > 0 && this.takeDecline()) return false;
+    invoice.status = 'paid';
+    invoice.paidAt = this.now();
+    return true;
+  }
+
+  emitInvoiceLifecycle(invoice: InvoiceRecord, isPaid: boolean): void {
+    this.emit('invoice.created', this.invoiceJson({ ...invoice, status: 'draft' }));
+    this.emit('invoice.finalized', this.invoiceJson({ ...invoice, status: 'open', paidAt: null }));
+    if (isPaid) {
+      this.emit('invoice.paid', this.invoiceJson(invoice));
+      this.emit('invoice.payment_succeeded', this.invoiceJson(invoice));
+    } else {
+      this.emit('invoice.payment_failed', this.invoiceJson(invoice));
+    }
+  }
+
+  emitInvoiceLifecycleAt(invoice: InvoiceRecord, isPaid: boolean, at: number): void {
+    const start = this.emitted.length;
+    this.emitInvoiceLifecycle(invoice, isPaid);
+    for (const event of this.emitted.slice(start)) event.created = at;
+  }
+}
+
+/** `previous_attributes`: the top-level fields whose values changed, with their old values. */
+export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(before)) {
+    if (JSON.stringify(value) !== JSON.stringify(after[key])) changed[key] = value;
+  }
+  return changed;
+}
+
+export const isProrationBehavior = (value: string): value is ProrationBehavior => (PRORATION_BEHAVIORS as readonly string[]).includes(value);
+export const isPaymentBehavior = (value: string): value is PaymentBehavior => (PAYMENT_BEHAVIORS as readonly string[]).includes(value);
+export type { ProrationBehavior, PaymentBehavior };
