@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -24,6 +25,8 @@ export interface StripeSandboxOptions {
   webhookSecret?: string;
   /** Waits before each redelivery of an event the endpoint refused. */
   retryDelaysMs?: number[];
+  /** Keeps the state in this JSON file across restarts (`npm run dev`); none: memory only. */
+  stateFile?: string | null;
 }
 
 export interface StripeSandbox {
@@ -66,6 +69,8 @@ export async function startStripeSandbox(options: StripeSandboxOptions = {}): Pr
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host}:${port}`;
   const world = new StripeWorld(url);
+  const stateFile = options.stateFile ?? null;
+  if (stateFile && existsSync(stateFile)) world.restore(readFileSync(stateFile, 'utf8'));
   const webhooks = new WebhookDeliverer({
     url: options.webhookUrl ?? null,
     secret: options.webhookSecret ?? 'whsec_sandbox',
@@ -87,8 +92,10 @@ export async function startStripeSandbox(options: StripeSandboxOptions = {}): Pr
       ctx.status = shown.status;
       ctx.body = shown.body();
     } finally {
-      // Whatever the request changed is announced, in one batch.
-      webhooks.enqueue(world.takeEmitted());
+      // Whatever the request changed is announced, in one batch (and kept, when a state file is set).
+      const emitted = world.takeEmitted();
+      webhooks.enqueue(emitted);
+      if (stateFile && (emitted.length > 0 || ctx.method !== 'GET')) writeFileSync(stateFile, world.snapshot());
       callCount += 1;
       calls.push({ at: new Date().toISOString(), method: ctx.method, path: ctx.path, status: ctx.status });
       if (calls.length > REQUEST_LOG_SIZE) calls.shift();

@@ -71,6 +71,60 @@ export class StripeWorld {
     this.invoiceCounter = 0;
   }
 
+  /**
+   * Everything the stand-in knows, as JSON, so that `npm run dev` can keep it
+   * across restarts next to the database that refers to it. The clock is kept
+   * as the time it showed, and goes on from there.
+   */
+  snapshot(): string {
+    return JSON.stringify({
+      version: 1,
+      now: this.now(),
+      customers: [...this.customers.values()],
+      sessions: [...this.sessions.values()],
+      subscriptions: [...this.subscriptions.values()],
+      schedules: [...this.schedules.values()],
+      invoices: [...this.invoices.values()],
+      portalSessions: [...this.portalSessions.values()],
+      events: this.events,
+      failNextPayments: this.failNextPayments,
+      invoiceCounter: this.invoiceCounter,
+    });
+  }
+
+  restore(text: string): void {
+    const saved = JSON.parse(text) as ReturnType<StripeWorld['snapshotShape']>;
+    if (saved.version !== 1) throw new Error(`unknown stand-in state version ${String(saved.version)}`);
+    this.reset();
+    const fill = <T extends { id: string }>(map: Map<string, T>, rows: T[]) => rows.forEach((row) => map.set(row.id, row));
+    fill(this.customers, saved.customers);
+    fill(this.sessions, saved.sessions);
+    fill(this.subscriptions, saved.subscriptions);
+    fill(this.schedules, saved.schedules);
+    fill(this.invoices, saved.invoices);
+    fill(this.portalSessions, saved.portalSessions);
+    this.events = saved.events;
+    this.failNextPayments = saved.failNextPayments;
+    this.invoiceCounter = saved.invoiceCounter;
+    if (saved.now > this.now()) this.setNow(saved.now);
+  }
+
+  private snapshotShape() {
+    return {
+      version: 1 as number,
+      now: 0,
+      customers: [] as CustomerRecord[],
+      sessions: [] as CheckoutSessionRecord[],
+      subscriptions: [] as SubscriptionRecord[],
+      schedules: [] as ScheduleRecord[],
+      invoices: [] as InvoiceRecord[],
+      portalSessions: [] as PortalSessionRecord[],
+      events: [] as SandboxEvent[],
+      failNextPayments: 0,
+      invoiceCounter: 0,
+    };
+  }
+
   /** The stand-in's clock, in Unix seconds: real time plus what `/__sandbox/clock` added. */
   now(): number {
     return Math.floor(Date.now() / 1000) + this.clockOffsetS;
