@@ -1,9 +1,10 @@
 import { createEnrichmentActivities, type EnrichmentDeps } from './enrichment.ts';
 import { createInsightsActivities, type InsightsDeps } from './insights.ts';
+import { createPurgeActivities, type PurgeDeps } from './purge.ts';
 import { createResearchJobActivities, type ResearchJobDeps } from './research-jobs.ts';
 import { createStaleJobActivities, type StaleJobDeps } from './stale-jobs.ts';
 
-export type ActivityDeps = ResearchJobDeps & EnrichmentDeps & InsightsDeps & StaleJobDeps;
+export type ActivityDeps = ResearchJobDeps & EnrichmentDeps & InsightsDeps & StaleJobDeps & PurgeDeps;
 
 /** Every activity of the worker, built once from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createEnrichmentActivities(deps),
     ...createInsightsActivities(deps),
     ...createStaleJobActivities(deps),
+    ...createPurgeActivities(deps),
   };
 }
 

@@ -10,6 +10,7 @@ import { buildActivityDeps } from './dependencies.ts';
 import { startWorkerMetricsServer } from './metrics-server.ts';
 import { installTemporalLogging } from './telemetry.ts';
 import { createSweepWorker, ensureSweepSchedule } from './sweep-schedule.ts';
+import { ensurePurgeSchedule } from './purge-schedule.ts';
 import { loadMailConfig, type MailConfig } from '../integrations/mail/config.ts';
 import { createMailer } from '../integrations/mail/mailer.ts';
 import { createMailOutboxWorker, ensureMailOutboxSchedule } from './mail-outbox-schedule.ts';
@@ -49,6 +50,7 @@ const workflowBundle = { code: (await bundleWorkflowCode({ workflowsPath: WORKFL
 const { worker, connection } = await createResearchWorker({ config, ...deps, workflowBundle });
 const sweeper = await createSweepWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps });
 await ensureSweepSchedule(deps.temporal, config.temporal.taskQueue, config.researchSweepIntervalMs);
+await ensurePurgeSchedule(deps.temporal, config.temporal.taskQueue);
 const mailer = createMailer(mail);
 const mailSender = await createMailOutboxWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock } });
 await ensureMailOutboxSchedule(deps.temporal, config.temporal.taskQueue);

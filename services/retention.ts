@@ -1,0 +1,167 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  ABANDONED_JOB_AFTER_MS,
+  ERROR_LOG_RETENTION_MONTHS,
+  RESEARCH_LOG_RETENTION_MONTHS,
+  monthsBefore,
+  type PurgeBatch,
+} from '../domain/retention.ts';
+
+// The purge's SQL (DECISIONS.md "Data"). Every step selects what is still
+// there, so a step cut off anywhere (worker killed, activity retried) is
+// finished by the next call and nothing is deleted twice: a job's history is
+// deleted (and marked) before its row, and rows go by single statements.
+
+/** Deletes workflow histories on the Temporal server (activities/purge.ts). */
+export interface HistoryEraser {
+  /** True when the server held the history and deleted it; false when it had none (retention, or deleted before). */
+  erase(workflowId: string): Promise<boolean>;
+}
+
+/** Histories deleted side by side: a daily batch should not take minutes, nor flood the server. */
+const HISTORY_DELETES_AT_ONCE = 8;
+
+/**
+ * Deletes the histories of these jobs and marks each job at once: the server
+ * deletes a closed workflow's history some seconds after accepting the
+ * request and accepts it again meanwhile, so the mark is what keeps a rerun
+ * from deleting (and counting) it twice.
+ */
+async function eraseHistories(em: EntityManager, eraser: HistoryEraser, jobIds: string[], now: Date): Promise<number> {
+  let erased = 0;
+  let next = 0;
+  const lane = async () => {
+    while (next < jobIds.length) {
+      const id = jobIds[next++]!;
+      if (await eraser.erase(id)) erased += 1;
+      await em.execute('update research_job set history_deleted_at = ? where id = ? and history_deleted_at is null', [now, id]);
+    }
+  };
+  // Settled, not raced: when one deletion fails, the others in flight are still marked before the step fails.
+  const lanes = await Promise.allSettled(Array.from({ length: Math.min(HISTORY_DELETES_AT_ONCE, jobIds.length) }, lane));
+  const failure = lanes.find((each) => each.status === 'rejected');
+  if (failure) throw failure.reason;
+  return erased;
+}
+
+type JobRef = { id: string; history_deleted_at: Date | null };
+
+/** Histories first, then the rows: a cut between the two leaves rows whose history is already gone, which the next call finishes. */
+async function deleteJobs(em: EntityManager, eraser: HistoryEraser, jobs: JobRef[], now: Date): Promise<{ jobs: number; histories: number }> {
+  if (jobs.length === 0) return { jobs: 0, histories: 0 };
+  const histories = await eraseHistories(em, eraser, jobs.filter((job) => job.history_deleted_at === null).map((job) => job.id), now);
+  const deleted = await em.execute('delete from research_job where id in (?) returning id', [jobs.map((job) => job.id)]);
+  return { jobs: deleted.length, histories };
+}
+
+/** Research logs: job rows and their histories, 12 months after submission, whatever the job's state (its deadline is 3 minutes). */
+export async function purgeResearchLogs(em: EntityManager, eraser: HistoryEraser, now: Date, batchSize: number): Promise<PurgeBatch> {
+  const cutoff = monthsBefore(now, RESEARCH_LOG_RETENTION_MONTHS);
+  const jobs: JobRef[] = await em.execute(
+    'select id, history_deleted_at from research_job where submitted_at < ? order by submitted_at limit ?',
+    [cutoff, batchSize],
+  );
+  const deleted = await deleteJobs(em, eraser, jobs, now);
+  return { deleted: { researchJobs: deleted.jobs, researchHistories: deleted.histories }, hasMore: jobs.length === batchSize };
+}
+
+/**
+ * Error logs: the error details of a failed job are in its Temporal history
+ * (failures, messages, stack traces); the row keeps only the spec's public
+ * `error` code, part of the research log and of the reply until the row goes.
+ */
+export async function purgeErrorLogs(em: EntityManager, eraser: HistoryEraser, now: Date, batchSize: number): Promise<PurgeBatch> {
+  const cutoff = monthsBefore(now, ERROR_LOG_RETENTION_MONTHS);
+  const rows: Array<{ id: string }> = await em.execute(
+    `select id from research_job where status = 'failed' and history_deleted_at is null and completed_at < ? order by completed_at limit ?`,
+    [cutoff, batchSize],
+  );
+  if (rows.length === 0) return { deleted: { errorHistories: 0 }, hasMore: false };
+  const errorHistories = await eraseHistories(em, eraser, rows.map((row) => row.id), now);
+  return { deleted: { errorHistories }, hasMore: rows.length === batchSize };
+}
+
+/** The tombstone's owner address: not personal, unique (the column is), and undeliverable (RFC 2606 `.invalid`). */
+export const tombstoneEmail = (accountId: number) => `deleted-account-${accountId}@deleted.invalid`;
+
+/** Called in the tombstone's transaction while the former address is still known, before it is removed. */
+export type AccountDeletedNotice = (tx: EntityManager, account: { id: number; formerEmail: string; deletedAt: Date }) => Promise<void>;
+
+/**
+ * One bounded step of finishing a deleted account (services/account-deletion.ts):
+ * the oldest request whose jobs have all ended loses, in this order, its jobs
+ * (and histories), companies (and decision makers), prospects, keys and
+ * product contexts, a batch per call; when nothing is left, its row becomes a
+ * tombstone. An account with a job still running waits for a later run.
+ */
+export async function purgeDeletedAccounts(
+  em: EntityManager,
+  eraser: HistoryEraser,
+  now: Date,
+  batchSize: number,
+  notice: AccountDeletedNotice,
+): Promise<PurgeBatch> {
+  const abandonedBefore = new Date(now.getTime() - ABANDONED_JOB_AFTER_MS);
+  const [account]: Array<{ id: number }> = await em.execute(
+    `select a.id from account a
+      where a.deletion_requested_at is not null and a.deleted_at is null
+        and not exists (select 1 from research_job j
+                         where j.account_id = a.id and j.status in ('queued', 'processing') and j.submitted_at >= ?)
+      order by a.deletion_requested_at, a.id limit 1`,
+    [abandonedBefore],
+  );
+  if (!account) return { deleted: {}, hasMore: false };
+  const accountId = account.id;
+
+  const jobs: JobRef[] = await em.execute(
+    'select id, history_deleted_at from research_job where account_id = ? order by submitted_at limit ?',
+    [accountId, batchSize],
+  );
+  if (jobs.length > 0) {
+    const deleted = await deleteJobs(em, eraser, jobs, now);
+    return { deleted: { accountJobs: deleted.jobs, accountHistories: deleted.histories }, hasMore: true };
+  }
+
+  const companies: Array<{ id: number }> = await em.execute('select id from company where account_id = ? limit ?', [accountId, batchSize]);
+  if (companies.length > 0) {
+    const ids = companies.map((row) => row.id);
+    // One transaction: a company never outlives its decision makers' count.
+    const deleted = await em.transactional(async (tx) => ({
+      decisionMakers: (await tx.execute('delete from decision_maker where company_id in (?) returning id', [ids])).length,
+      companies: (await tx.execute('delete from company where id in (?) returning id', [ids])).length,
+    }));
+    return { deleted, hasMore: true };
+  }
+
+  for (const [table, count] of [
+    ['prospect', 'prospects'],
+    ['api_key', 'apiKeys'],
+    ['product_context', 'productContexts'],
+  ] as const) {
+    const deleted = await em.execute(
+      `delete from "${table}" where id in (select id from "${table}" where account_id = ? limit ?) returning id`,
+      [accountId, batchSize],
+    );
+    if (deleted.length > 0) return { deleted: { [count]: deleted.length }, hasMore: true };
+  }
+
+  const isTombstoned = await em.transactional(async (tx) => {
+    const [row]: Array<{ owner_email: string; deleted_at: Date | null; rows_left: string }> = await tx.execute(
+      `select owner_email, deleted_at,
+              (select count(*) from research_job where account_id = a.id) + (select count(*) from company where account_id = a.id)
+              + (select count(*) from prospect where account_id = a.id) + (select count(*) from api_key where account_id = a.id)
+              + (select count(*) from product_context where account_id = a.id) as rows_left
+         from account a where id = ? for update`,
+      [accountId],
+    );
+    // A late write (a job's results stored after its deadline) is taken by the next call.
+    if (!row || row.deleted_at !== null || Number(row.rows_left) > 0) return false;
+    await notice(tx, { id: accountId, formerEmail: row.owner_email, deletedAt: now });
+    await tx.execute(
+      `update account set owner_email = ?, deleted_at = ?, language = 'en', pending_plan = null where id = ?`,
+      [tombstoneEmail(accountId), now, accountId],
+    );
+    return true;
+  });
+  return { deleted: { accountsDeleted: isTombstoned ? 1 : 0 }, hasMore: true };
+}

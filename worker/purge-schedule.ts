@@ -1,0 +1,49 @@
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
+import { PURGE_SCHEDULE_TIME_UTC, PURGE_WORKFLOW_TYPE, type PurgeInput } from '../domain/retention.ts';
+
+export const purgeScheduleId = (taskQueue: string) => `purge-${taskQueue}`;
+
+const { hour, minute } = PURGE_SCHEDULE_TIME_UTC;
+
+/** `describe()` returns calendars expanded into ranges: this is the one the purge wants. */
+function isDailyAtPurgeTime(description: ScheduleDescription): boolean {
+  const calendars = description.spec.calendars ?? [];
+  const single = (ranges: Array<{ start: unknown; end: unknown }> | undefined, value: number) =>
+    ranges?.length === 1 && ranges[0]!.start === value && ranges[0]!.end === value;
+  return calendars.length === 1 && single(calendars[0]!.hour, hour) && single(calendars[0]!.minute, minute) && (description.spec.intervals ?? []).length === 0;
+}
+
+/**
+ * Creates the daily purge's Schedule (DECISIONS.md "Data"), or brings an
+ * existing one to this time and task queue; visible, pausable and
+ * triggerable in the Temporal UI and CLI. The purge runs on the research
+ * task queue, whose worker holds its activities. A paused Schedule stays
+ * paused: `update` keeps the state an operator set.
+ */
+export async function ensurePurgeSchedule(client: Client, taskQueue: string): Promise<void> {
+  const scheduleId = purgeScheduleId(taskQueue);
+  // The whole spec is replaced on update: a spread of the old one would keep old calendars (sdk-typescript#1351).
+  const spec = { calendars: [{ hour, minute, comment: 'daily purge' }] };
+  const args: [PurgeInput] = [{}];
+  const action = { type: 'startWorkflow', workflowType: PURGE_WORKFLOW_TYPE, workflowId: scheduleId, taskQueue, args } as const;
+  try {
+    await client.schedule.create({
+      scheduleId,
+      spec,
+      action,
+      // A purge still running when the next is due is left to finish; after an outage, one late run, not a burst.
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    const handle = client.schedule.getHandle(scheduleId);
+    const current = await handle.describe();
+    const isCurrent =
+      isDailyAtPurgeTime(current) &&
+      current.action.type === 'startWorkflow' &&
+      current.action.workflowType === PURGE_WORKFLOW_TYPE &&
+      current.action.taskQueue === taskQueue;
+    if (isCurrent) return;
+    await handle.update((previous) => ({ ...previous, spec, action }));
+  }
+}
