@@ -41,16 +41,18 @@ export function createMailOutboxActivities({ orm, mailer, clock }: MailOutboxDep
    * accepted the mail and before the commit; the lock then lapses and the row
    * is sent again, with the same Message-ID, so the copy is recognisable.
    */
-  async function sendOne(): Promise<{ outcome: RowOutcome; error?: MailSendError }> {
+  async function sendOne(triedThisPass: number[]): Promise<{ outcome: RowOutcome; error?: MailSendError }> {
     return orm.em.fork().transactional(async (tx: EntityManager) => {
       const now = clock();
       const [row]: OutboxRow[] = await tx.execute(
         `select id, dedupe_key, recipient, subject, text, html, attempts from email_outbox
-         where sent_at is null and failed_at is null and next_attempt_at <= ?
+         where sent_at is null and failed_at is null and next_attempt_at <= ? and id not in (?)
          order by next_attempt_at, id limit 1 for update skip locked`,
-        [now],
+        // A row tried once in a pass waits for the next pass (and its retry policy's pause); -1 keeps the list non-empty.
+        [now, [-1, ...triedThisPass]],
       );
       if (!row) return { outcome: 'none' as const };
+      triedThisPass.push(row.id);
       try {
         await mailer.send({ to: row.recipient, subject: row.subject, text: row.text, html: row.html }, { messageId: outboxMessageId(row.dedupe_key) });
       } catch (caught) {
@@ -84,12 +86,13 @@ export function createMailOutboxActivities({ orm, mailer, clock }: MailOutboxDep
      */
     async sendPendingMail(): Promise<MailOutboxPass> {
       const pass = { sent: 0, refused: 0, taken: 0 };
+      const triedThisPass: number[] = [];
       let isDrained = false;
       let unavailable: MailSendError | null = null;
       const sender = async () => {
         while (!isDrained && !unavailable && pass.taken < ROWS_PER_PASS) {
           pass.taken += 1;
-          const { outcome, error } = await sendOne();
+          const { outcome, error } = await sendOne(triedThisPass);
           if (outcome === 'none') isDrained = true;
           else if (outcome === 'sent') pass.sent += 1;
           else if (outcome === 'refused') pass.refused += 1;

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import { SearchAttributeType, defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import { MAIL_OUTBOX_WORKFLOW_TYPE, MAIL_QUEUED_SIGNAL, mailOutboxWorkflowId, mailTaskQueue } from '../domain/mail-outbox-contract.ts';
+import { MAINTENANCE_DIVISION } from '../domain/research-contract.ts';
 import type { MailMessage } from '../integrations/mail/mailer.ts';
 import type { Logger } from '../lib/logger.ts';
 
@@ -41,6 +43,15 @@ export function outboxMessageId(dedupeKey: string): string {
 const NUDGE_TIMEOUT_MS = 3_000;
 
 /**
+ * The sender's runs (nudged and scheduled) go in the maintenance division, out
+ * of the Temporal UI's default workflow list, as the sweeps do: a minute's
+ * Schedule would otherwise bury the research jobs there.
+ */
+export const MAIL_OUTBOX_SEARCH_ATTRIBUTES: SearchAttributePair[] = [
+  { key: defineSearchAttributeKey('TemporalNamespaceDivision', SearchAttributeType.KEYWORD), value: MAINTENANCE_DIVISION },
+];
+
+/**
  * Wakes the sender after a commit that enqueued mail: signal-with-start on one
  * workflow id, so concurrent nudges join the running sender, and one arriving
  * while it sends makes it look again. Best effort, never throws: the Schedule
@@ -55,6 +66,7 @@ export async function nudgeMailOutbox(temporal: Client, researchTaskQueue: strin
         args: [],
         signal: MAIL_QUEUED_SIGNAL,
         signalArgs: [],
+        typedSearchAttributes: MAIL_OUTBOX_SEARCH_ATTRIBUTES,
       }),
     );
   } catch (error) {

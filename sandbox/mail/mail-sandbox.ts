@@ -39,7 +39,7 @@ function smtpError(responseCode: number, message: string): SMTPServerError {
 /**
  * An SMTP server that keeps what it receives, with a web inbox and a JSON API:
  * GET / (inbox), GET /messages/:id, GET /__admin/messages[?to=], DELETE /__admin/messages,
- * POST /__admin/faults ({ reject?, rejectNext?, deferNext? }), GET /__admin/calls.
+ * POST /__admin/faults ({ reject?, rejectNext?, deferNext?, rejectTo? }), GET /__admin/calls.
  */
 export async function startMailSandbox(options: MailSandboxOptions = {}): Promise<MailSandbox> {
   const host = options.host ?? '127.0.0.1';
@@ -53,8 +53,8 @@ export async function startMailSandbox(options: MailSandboxOptions = {}): Promis
     banner: 'Prospect Enrichment mail sandbox',
     size: MAX_MESSAGE_BYTES,
     closeTimeout: 1_000,
-    onRcptTo(_address, _session, callback) {
-      const verdict = mailbox.verdictForRecipient();
+    onRcptTo(address, _session, callback) {
+      const verdict = mailbox.verdictForRecipient(address.address);
       if (verdict === 'reject') return callback(smtpError(550, REJECTED));
       if (verdict === 'defer') return callback(smtpError(451, DEFERRED));
       callback();

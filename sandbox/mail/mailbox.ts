@@ -19,12 +19,14 @@ export interface CapturedMessage {
 /**
  * Fault injection for RCPT TO (tests and trying the outbox by hand):
  * `reject` answers every recipient with 550 until switched off; `rejectNext`
- * answers the next N with 550; `deferNext` the next N with 451 (a temporary refusal).
+ * answers the next N with 550; `deferNext` the next N with 451 (a temporary refusal);
+ * `rejectTo` answers 550 to these addresses only (mailboxes that do not exist).
  */
 export const ZMailFaults = z.strictObject({
   reject: z.boolean().optional(),
   rejectNext: z.number().int().min(0).max(10_000).optional(),
   deferNext: z.number().int().min(0).max(10_000).optional(),
+  rejectTo: z.array(z.string().trim().toLowerCase()).max(1_000).optional(),
 });
 export type MailFaults = z.infer<typeof ZMailFaults>;
 
@@ -35,7 +37,7 @@ const MAILBOX_SIZE = 1_000;
 /** The stand-in's state: what arrived, what was refused, and the faults still to play. */
 export function createMailbox() {
   let messages: CapturedMessage[] = [];
-  let faults = { reject: false, rejectNext: 0, deferNext: 0 };
+  let faults = { reject: false, rejectNext: 0, deferNext: 0, rejectTo: [] as string[] };
   let refused = 0;
   let sequence = 0;
 
@@ -65,9 +67,9 @@ export function createMailbox() {
     },
     faults: () => ({ ...faults }),
     /** Decides one RCPT TO, consuming a counted fault. */
-    verdictForRecipient(): RcptVerdict {
+    verdictForRecipient(address: string): RcptVerdict {
       let verdict: RcptVerdict = 'accept';
-      if (faults.reject) verdict = 'reject';
+      if (faults.reject || faults.rejectTo.includes(address.toLowerCase())) verdict = 'reject';
       else if (faults.rejectNext > 0) {
         faults.rejectNext -= 1;
         verdict = 'reject';

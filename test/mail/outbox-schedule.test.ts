@@ -1,9 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
+import type { TypedSearchAttributes } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.ts';
 import { verifyEmail } from '../../integrations/mail/templates/index.ts';
-import { enqueueMail, nudgeMailOutbox } from '../../services/mail-outbox.ts';
-import { mailTaskQueue } from '../../domain/mail-outbox-contract.ts';
+import { enqueueMail, MAIL_OUTBOX_SEARCH_ATTRIBUTES, nudgeMailOutbox } from '../../services/mail-outbox.ts';
+import { mailOutboxWorkflowId, mailTaskQueue } from '../../domain/mail-outbox-contract.ts';
 import { ensureMailOutboxSchedule } from '../../worker/mail-outbox-schedule.ts';
 import { startTestMailOutboxWorker, startTestMailSandbox, type TestMailOutboxWorker, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -40,6 +41,9 @@ describe('the outbox Schedule (the safety net behind the nudges)', () => {
       const described = await handle.describe();
       expect(described.spec.intervals?.[0]?.every).toBe(60_000);
       expect(described.action).toMatchObject({ workflowType: 'mailOutboxWorkflow', taskQueue: mailTaskQueue(stack.config.temporal.taskQueue) });
+      // Out of the Temporal UI's default list, like the sweeps.
+      const action = described.action as { typedSearchAttributes?: TypedSearchAttributes };
+      expect(action.typedSearchAttributes?.get(MAIL_OUTBOX_SEARCH_ATTRIBUTES[0].key)).toBe('prospect-maintenance');
       // Fire a run now instead of waiting for the minute.
       await handle.trigger();
       const message = await mail.waitForMessage('missed@example.com');
@@ -47,5 +51,12 @@ describe('the outbox Schedule (the safety net behind the nudges)', () => {
     } finally {
       await handle.delete();
     }
+  });
+
+  it('a nudged run is in the maintenance division too', async () => {
+    await nudgeMailOutbox(stack.temporal, stack.config.temporal.taskQueue, createLogger('test', 'silent'));
+    const run = stack.temporal.workflow.getHandle(mailOutboxWorkflowId(stack.config.temporal.taskQueue));
+    await run.result();
+    expect((await run.describe()).typedSearchAttributes.get(MAIL_OUTBOX_SEARCH_ATTRIBUTES[0].key)).toBe('prospect-maintenance');
   });
 });

@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   mail.sandbox.clear();
-  mail.sandbox.setFaults({ reject: false, rejectNext: 0, deferNext: 0 });
+  mail.sandbox.setFaults({ reject: false, rejectNext: 0, deferNext: 0, rejectTo: [] });
   await orm.em.fork().execute('delete from email_outbox');
 });
 
@@ -82,7 +82,7 @@ describe('sendPendingMail', () => {
     await enqueueMail(em, { accountId: null, dedupeKey: 'fine', message: verifyEmail({ to: 'yes@example.com', url: 'http://x.test/' }) });
     let now = Date.now() + 1_000;
     const activities = createMailOutboxActivities({ orm, mailer, clock: () => new Date(now) });
-    mail.sandbox.setFaults({ rejectNext: 1 });
+    mail.sandbox.setFaults({ rejectTo: ['no@example.com'] });
     expect(await activities.sendPendingMail()).toEqual({ sent: 1, refused: 1, isDrained: true });
     const [refused] = await rows();
     expect(refused).toMatchObject({ dedupe_key: 'refused', attempts: 1, sent_at: null, failed_at: null });
@@ -105,7 +105,8 @@ describe('sendPendingMail', () => {
     const activities = createMailOutboxActivities({ orm, mailer, clock: () => new Date(Date.now() + 1_000) });
     mail.sandbox.setFaults({ deferNext: 1 });
     await expect(activities.sendPendingMail()).rejects.toMatchObject({ type: 'SmtpUnavailable', nonRetryable: false });
-    expect((await rows())[0]).toMatchObject({ attempts: 1, sent_at: null, failed_at: null });
+    const [deferred] = await rows();
+    expect({ attempts: deferred.attempts, sent_at: deferred.sent_at, failed_at: deferred.failed_at }).toEqual({ attempts: 1, sent_at: null, failed_at: null });
     expect(await activities.sendPendingMail()).toEqual({ sent: 1, refused: 0, isDrained: true });
     expect(mail.sandbox.messages('later@example.com')).toHaveLength(1);
   });
