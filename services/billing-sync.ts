@@ -10,23 +10,15 @@ import { lockAccount } from './credits.ts';
 
 // Stripe's webhooks are the only way plans and credits change (DECISIONS.md
 // "Plans"). Events arrive late, twice, or out of order, so an event is only a
-// nudge: the subscription is read again from Stripe, under the account's row
-// lock, and the account is brought in line with what Stripe says now.
+// nudge: the subscription is read again from Stripe, one event of an account
+// at a time, and the account is brought in line with what Stripe says now.
 
 /** Subscription statuses under which the plan is the subscription's (`past_due`: the plan stays while Stripe retries). */
 const LIVE_STATUSES = new Set<string>(['active', 'trialing', 'past_due', 'unpaid']);
 const ENDED_STATUSES = new Set<string>(['canceled', 'incomplete_expired']);
 
-export const HANDLED_EVENT_TYPES = [
-  'checkout.session.completed',
-  'customer.subscription.created',
-  'customer.subscription.updated',
-  'customer.subscription.deleted',
-  'invoice.paid',
-  'invoice.payment_failed',
-  'subscription_schedule.updated',
-  'subscription_schedule.released',
-] as const;
+/** First key of the per-account advisory lock that orders an account's events (any constant no other lock uses). */
+const STRIPE_SYNC_LOCK_CLASS = 0x5354_5250; // "STRP"
 
 export interface PaymentFailure {
   account: IAccount;
@@ -105,12 +97,14 @@ export async function applyStripeEvent(
 
     const found = await findAccount(tx, refs);
     if (!found) return { outcome: 'ignored' as const, accountId: null };
+    // One event of an account at a time, so the state read from Stripe last is the
+    // one committed last. An advisory lock rather than the account's row lock:
+    // research requests take that one for their credit and must not wait on Stripe.
+    await tx.execute('select pg_advisory_xact_lock(?, ?)', [STRIPE_SYNC_LOCK_CLASS, found.id]);
+    const subscription = refs.subscriptionId ? await billing.retrieveSubscription(refs.subscriptionId) : null;
     const account = await lockAccount(tx, found.id, at);
     if (!account.stripeCustomerId && refs.customerId) account.stripeCustomerId = refs.customerId;
-    if (refs.subscriptionId) {
-      const subscription = await billing.retrieveSubscription(refs.subscriptionId);
-      syncSubscription(tx, billing, account, subscription, at);
-    }
+    if (subscription) syncSubscription(tx, billing, account, subscription, at);
     if (event.type === 'invoice.payment_failed') {
       await notifyPaymentFailed(tx, { account, invoiceId: event.data.object.id!, plan: account.plan });
     }
