@@ -49,7 +49,7 @@ export default function AppLayout() {
       </AppShell.Header>
       <AppShell.Navbar p="sm" component="nav" aria-label="Main">
         {NAVIGATION.map((item) => (
-          <NavLink key={item.to} component={Link} to={item.to} label={item.label} active={location.pathname.startsWith(item.to) || (item.to === '/keys' && location.pathname === '/')} />
+          <NavLink key={item.to} component={Link} to={item.to} label={item.label} variant="filled" active={location.pathname.startsWith(item.to) || (item.to === '/keys' && location.pathname === '/')} />
         ))}
       </AppShell.Navbar>
       <AppShell.Main>

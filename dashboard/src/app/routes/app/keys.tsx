@@ -66,7 +66,7 @@ export default function KeysPage() {
                           <Table.Td>{formatDateTime(key.lastUsedAt)}</Table.Td>
                           <Table.Td>{key.creditsThisCycle}</Table.Td>
                           <Table.Td>
-                            <Badge color={key.status === 'active' ? 'teal' : 'gray'} variant="light">
+                            <Badge color={key.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
                               {key.status}
                             </Badge>
                           </Table.Td>

@@ -89,7 +89,7 @@ function CompanyCard({ company }: { company: ResearchData['company'] }) {
               </Text>
               <Group gap={6}>
                 {company.technologies.map((technology) => (
-                  <Badge key={technology} variant="outline" color="gray">
+                  <Badge key={technology} variant="outline" color="gray.7">
                     {technology}
                   </Badge>
                 ))}

@@ -1,0 +1,51 @@
+import { existsSync, mkdirSync, statSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { DASHBOARD_DIST, DASHBOARD_ROOT } from '../../api/dashboard/config.ts';
+import { ROOT } from '../../scripts/lib/local-services.ts';
+
+/** Debian's Chromium (the test command installs it when missing); the flags keep it off a closed network. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: run the tests through npm test, which installs it`);
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu', '--no-first-run', '--disable-sync'],
+  });
+}
+
+/** Builds dashboard/dist when a source file is newer than the build (npm test builds it first; this keeps a lone vitest run honest). */
+export async function ensureDashboardBuilt(): Promise<void> {
+  const builtAt = existsSync(join(DASHBOARD_DIST, 'index.html')) ? statSync(join(DASHBOARD_DIST, 'index.html')).mtimeMs : 0;
+  const newest = Math.max(newestIn(join(DASHBOARD_ROOT, 'src')), newestIn(join(ROOT, 'domain')));
+  if (builtAt > newest) return;
+  const { build } = await import('vite');
+  await build({ configFile: join(DASHBOARD_ROOT, 'vite.config.ts'), logLevel: 'warn' });
+}
+
+function newestIn(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Serious and critical accessibility findings of the page as it is now (axe-core's WCAG 2 A/AA rules). */
+export async function seriousAccessibilityFindings(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
+}
+
+/** With SCREENSHOTS=1 the README's pictures are taken again from the running dashboard. */
+export async function screenshotForReadme(page: Page, name: string): Promise<void> {
+  if (process.env.SCREENSHOTS !== '1') return;
+  const dir = join(DASHBOARD_ROOT, 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+}
