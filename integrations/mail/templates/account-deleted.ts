@@ -8,7 +8,7 @@ export function accountDeletedEmail(data: { to: string }): MailMessage {
     heading: 'Your account has been deleted',
     paragraphs: [
       'As you asked, your account has been deleted: its keys, jobs, enriched data, product contexts and settings are gone.',
-      'Billing records are kept, as the law requires for invoices.',
+      'Billing records are kept: invoices (tax records) and the ledger of credits used.',
     ],
     footnote: 'This is the last e-mail we send to this address.',
   });
