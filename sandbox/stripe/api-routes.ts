@@ -16,6 +16,7 @@ import {
   optionalString,
   optionalTimestamp,
   requiredString,
+  allowOnly,
   type Params,
 } from './params.ts';
 import { portalSessionJson, newId } from './objects.ts';
@@ -33,6 +34,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
   // POST /v1/customers: docs.stripe.com/api/customers/create → Customer (fixtures3 `resources.customer`).
   router.post('/customers', (ctx) => {
     const p = ctx.state.params;
+    allowOnly(p, ['email', 'name', 'metadata', 'description', 'phone', 'address', 'preferred_locales']);
     const customer = world.createCustomer({ email: optionalString(p, 'email'), name: optionalString(p, 'name'), metadata: optionalHash(p, 'metadata') });
     ctx.body = world.customerJson(customer);
   });
@@ -44,6 +46,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
   // POST /v1/checkout/sessions: docs.stripe.com/api/checkout/sessions/create → Checkout Session (fixtures3 `resources["checkout.session"]`).
   router.post('/checkout/sessions', (ctx) => {
     const p = ctx.state.params;
+    allowOnly(p, ['mode', 'customer', 'customer_email', 'client_reference_id', 'line_items', 'subscription_data', 'metadata', 'success_url', 'cancel_url', 'allow_promotion_codes', 'billing_address_collection', 'locale']);
     const mode = optionalEnum(p, 'mode', ['payment', 'setup', 'subscription'] as const);
     if (!mode) throw missingParam('mode');
     if (mode !== 'subscription') throw invalidParam('mode', 'The stand-in supports Checkout in `subscription` mode only.');
@@ -81,6 +84,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
   // POST /v1/invoices/create_preview: docs.stripe.com/api/invoices/create_preview → Invoice (fixtures3 `resources.invoice`).
   router.post('/invoices/create_preview', (ctx) => {
     const p = ctx.state.params;
+    allowOnly(p, ['customer', 'subscription', 'subscription_details']);
     const customer = optionalString(p, 'customer');
     const subscriptionId = optionalString(p, 'subscription');
     if (!customer && !subscriptionId) throw missingParam('customer');
@@ -121,6 +125,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
   // POST /v1/subscriptions/:id: docs.stripe.com/api/subscriptions/update.
   router.post('/subscriptions/:id', (ctx) => {
     const p = ctx.state.params;
+    allowOnly(p, ['items', 'proration_behavior', 'payment_behavior', 'proration_date', 'cancel_at_period_end', 'metadata']);
     const sub = world.subscription(ctx.params.id);
     const items = optionalArray(p, 'items').map((raw, index) => hashAt(raw, `items[${index}]`));
     const proration = optionalEnum(p, 'proration_behavior', PRORATION_BEHAVIORS) ?? 'create_prorations';
@@ -150,6 +155,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
 
   // POST /v1/subscription_schedules: docs.stripe.com/api/subscription_schedules/create (`from_subscription`) → Subscription Schedule (fixtures3 `resources.subscription_schedule`).
   router.post('/subscription_schedules', (ctx) => {
+    allowOnly(ctx.state.params, ['from_subscription', 'metadata']);
     const from = optionalString(ctx.state.params, 'from_subscription');
     if (!from) throw new StripeApiError(400, 'invalid_request_error', 'The stand-in creates schedules `from_subscription` only.', { code: 'parameter_missing', param: 'from_subscription' });
     ctx.body = world.scheduleJson(scheduleFromSubscription(world, world.subscription(from, 'from_subscription')));
@@ -160,6 +166,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
   // POST /v1/subscription_schedules/:id: docs.stripe.com/api/subscription_schedules/update.
   router.post('/subscription_schedules/:id', (ctx) => {
     const p = ctx.state.params;
+    allowOnly(p, ['phases', 'end_behavior', 'proration_behavior', 'metadata']);
     const schedule = world.schedule(ctx.params.id);
     const phases = optionalArray(p, 'phases').map((raw, index) => {
       const phase = hashAt(raw, `phases[${index}]`);
@@ -188,6 +195,7 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
   // POST /v1/billing_portal/sessions: docs.stripe.com/api/customer_portal/sessions/create → Portal Session (fixtures3 `resources["billing_portal.session"]`).
   router.post('/billing_portal/sessions', (ctx) => {
     const p = ctx.state.params;
+    allowOnly(p, ['customer', 'return_url', 'configuration', 'locale']);
     const customer = world.customer(requiredString(p, 'customer'), 'customer');
     const session = { id: newId('bps'), created: world.now(), customer: customer.id, returnUrl: optionalString(p, 'return_url') };
     world.portalSessions.set(session.id, session);

@@ -3,7 +3,7 @@
 // (docs.stripe.com/api/requests). Every value arrives as text.
 
 import qs from 'qs';
-import { invalidEnum, invalidParam, missingParam } from './errors.ts';
+import { invalidEnum, invalidParam, missingParam, StripeApiError } from './errors.ts';
 
 export type Params = Record<string, unknown>;
 
@@ -78,4 +78,16 @@ export function hashAt(value: unknown, path: string): Params {
 
 export function expandOf(params: Params): string[] {
   return optionalArray(params, 'expand').filter((value): value is string => typeof value === 'string');
+}
+
+/**
+ * Stripe refuses a parameter an endpoint does not have (`parameter_unknown`).
+ * The stand-in knows the parameters its endpoints model; `expand` is accepted everywhere.
+ */
+export function allowOnly(params: Params, known: readonly string[]): void {
+  for (const key of Object.keys(params)) {
+    if (key !== 'expand' && !known.includes(key)) {
+      throw new StripeApiError(400, 'invalid_request_error', `Received unknown parameter: ${key}`, { code: 'parameter_unknown', param: key });
+    }
+  }
 }
