@@ -1,12 +1,13 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { precompress } from './precompress.ts';
 
 // The dashboard is served by the API at /app (api/dashboard/static.ts): Vite's
 // middleware while developing, the files built into dashboard/dist otherwise.
 export default defineConfig({
   root: import.meta.dirname,
   base: '/app/',
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

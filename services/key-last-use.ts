@@ -9,8 +9,11 @@ const WRITE_INTERVAL_MS = 60_000;
  */
 export class KeyLastUse {
   private readonly lastWrittenMs = new Map<number, number>();
+  private readonly clock: () => Date;
 
-  constructor(private readonly clock: () => Date) {}
+  constructor(clock: () => Date) {
+    this.clock = clock;
+  }
 
   /** Never fails the request it is called from: last use is informational. */
   async touch(em: EntityManager, keyId: number): Promise<void> {

@@ -27,7 +27,9 @@ export async function dashboardPages(config: DashboardConfig, server: Server): P
     const isAsset = ctx.path.startsWith('/app/assets/');
     const file = ctx.path.slice('/app'.length);
     if (isAsset) {
-      await send(ctx, file, { root: DASHBOARD_DIST, immutable: true, maxage: YEAR_MS });
+      // The build wrote .br and .gz copies beside each asset (dashboard/precompress.ts).
+      ctx.vary('Accept-Encoding');
+      await send(ctx, file, { root: DASHBOARD_DIST, immutable: true, maxage: YEAR_MS, brotli: true, gzip: true });
       return;
     }
     ctx.set('Cache-Control', 'no-cache');

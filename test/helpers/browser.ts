@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, statSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { DASHBOARD_DIST, DASHBOARD_ROOT } from '../../api/dashboard/config.ts';
-import { ROOT } from '../../scripts/lib/local-services.ts';
+import { DASHBOARD_ROOT } from '../../api/dashboard/config.ts';
 
-/** Debian's Chromium (the test command installs it when missing); the flags keep it off a closed network. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { ensureDashboardBuilt } from '../../scripts/lib/dashboard-build.ts';
+import { CHROMIUM_PATH } from '../../scripts/lib/chromium.ts';
 
+/** Debian's Chromium (`npm test` installs it when missing); the flags keep it off a closed network. */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: run the tests through npm test, which installs it`);
   return chromium.launch({
@@ -15,23 +15,6 @@ export async function launchBrowser(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu', '--no-first-run', '--disable-sync'],
   });
-}
-
-/** Builds dashboard/dist when a source file is newer than the build (npm test builds it first; this keeps a lone vitest run honest). */
-export async function ensureDashboardBuilt(): Promise<void> {
-  const builtAt = existsSync(join(DASHBOARD_DIST, 'index.html')) ? statSync(join(DASHBOARD_DIST, 'index.html')).mtimeMs : 0;
-  const newest = Math.max(newestIn(join(DASHBOARD_ROOT, 'src')), newestIn(join(ROOT, 'domain')));
-  if (builtAt > newest) return;
-  const { build } = await import('vite');
-  await build({ configFile: join(DASHBOARD_ROOT, 'vite.config.ts'), logLevel: 'warn' });
-}
-
-function newestIn(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
 }
 
 /** Serious and critical accessibility findings of the page as it is now (axe-core's WCAG 2 A/AA rules). */
