@@ -62,12 +62,13 @@ export async function billingOverview(em: EntityManager, billing: Billing, accou
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   const cycle = billingCycleAt(account.billingAnchor, account.cycleStart);
   const subscription = billing && account.stripeSubscriptionId ? await billing.retrieveSubscription(account.stripeSubscriptionId) : null;
-  const plans: PlanOption[] = [];
-  for (const name of PLAN_NAMES) {
-    const isHigher = planRank(name) > planRank(account.plan);
-    const upgrade = billing && isHigher && name !== 'free' ? await upgradeOffer(billing, account, subscription, name, now) : null;
-    plans.push({ ...PLANS[name], isCurrent: name === account.plan, upgrade });
-  }
+  const plans: PlanOption[] = await Promise.all(
+    PLAN_NAMES.map(async (name) => {
+      const isHigher = planRank(name) > planRank(account.plan);
+      const upgrade = billing && isHigher && name !== 'free' ? await upgradeOffer(billing, account, subscription, name, now) : null;
+      return { ...PLANS[name], isCurrent: name === account.plan, upgrade };
+    }),
+  );
   return {
     plan: account.plan,
     cycle: { start: cycle.start.toISOString(), end: cycle.end.toISOString() },
