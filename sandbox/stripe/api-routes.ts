@@ -19,7 +19,8 @@ import {
   allowOnly,
   type Params,
 } from './params.ts';
-import { portalSessionJson, newId } from './objects.ts';
+import { newId } from './records.ts';
+import { portalSessionJson } from './json-sessions.ts';
 import { createCheckoutSession } from './checkout.ts';
 import { releaseSchedule, scheduleFromSubscription, updateSchedulePhases } from './schedules.ts';
 import { cancelNow, changePrice, previewPriceChange, setCancelAtPeriodEnd, setMetadata } from './subscriptions.ts';

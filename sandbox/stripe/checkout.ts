@@ -2,7 +2,7 @@
 // a session is created by the API, then paid (or left) on the hosted page.
 
 import { StripeApiError } from './errors.ts';
-import { newId, type CheckoutSessionRecord, type SubscriptionRecord } from './objects.ts';
+import { newId, type CheckoutSessionRecord, type SubscriptionRecord } from './records.ts';
 import { addMonths } from './periods.ts';
 import type { StripeWorld } from './world.ts';
 

@@ -4,7 +4,7 @@
 // cancellations take effect, sessions and pending updates expire.
 
 import { StripeApiError } from './errors.ts';
-import type { SubscriptionRecord } from './objects.ts';
+import type { SubscriptionRecord } from './records.ts';
 import { periodAfter } from './periods.ts';
 import { changedFields, type StripeWorld } from './world.ts';
 

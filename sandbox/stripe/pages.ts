@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { StripeApiError } from './errors.ts';
 import type { StripeWorld } from './world.ts';
-import { invoiceTotal, type SubscriptionRecord } from './objects.ts';
+import { invoiceTotal, type SubscriptionRecord } from './records.ts';
 import { payCheckout } from './checkout.ts';
 import { releaseSchedule, scheduleFromSubscription, updateSchedulePhases } from './schedules.ts';
 import { changePrice, setCancelAtPeriodEnd } from './subscriptions.ts';

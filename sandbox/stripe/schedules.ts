@@ -2,7 +2,7 @@
 // made from a subscription, phases replaced, released.
 
 import { invalidParam, missingParam, StripeApiError } from './errors.ts';
-import { newId, type ScheduleRecord, type SubscriptionRecord } from './objects.ts';
+import { newId, type ScheduleRecord, type SubscriptionRecord } from './records.ts';
 import { addMonths } from './periods.ts';
 import { changedFields, type ProrationBehavior, type StripeWorld } from './world.ts';
 

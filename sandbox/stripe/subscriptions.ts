@@ -4,7 +4,7 @@
 // invoice preview of such a change.
 
 import { invalidParam, StripeApiError } from './errors.ts';
-import { newId, type InvoiceLine, type InvoiceRecord, type SubscriptionRecord } from './objects.ts';
+import { newId, type InvoiceLine, type InvoiceRecord, type SubscriptionRecord } from './records.ts';
 import { periodAfter, prorationLines } from './periods.ts';
 import { releaseSchedule } from './schedules.ts';
 import { changedFields, type PaymentBehavior, type ProrationBehavior, type StripeWorld } from './world.ts';

@@ -5,23 +5,9 @@
 
 import { sandboxPrices, type SandboxPrice } from './catalog.ts';
 import { noSuch, StripeApiError } from './errors.ts';
-import {
-  API_VERSION,
-  checkoutSessionJson,
-  customerJson,
-  invoiceJson,
-  invoiceTotal,
-  newId,
-  scheduleJson,
-  subscriptionJson,
-  type CheckoutSessionRecord,
-  type CustomerRecord,
-  type InvoiceLine,
-  type InvoiceRecord,
-  type PortalSessionRecord,
-  type ScheduleRecord,
-  type SubscriptionRecord,
-} from './objects.ts';
+import { API_VERSION, invoiceTotal, newId, type CheckoutSessionRecord, type CustomerRecord, type InvoiceLine, type InvoiceRecord, type PortalSessionRecord, type ScheduleRecord, type SubscriptionRecord } from './records.ts';
+import { checkoutSessionJson, customerJson } from './json-sessions.ts';
+import { invoiceJson, scheduleJson, subscriptionJson } from './json-billing.ts';
 
 export interface SandboxEvent {
   id: string;

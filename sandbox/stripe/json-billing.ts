@@ -1,208 +1,10 @@
-// The stand-in's records and how each is shown on the wire. Reply shapes follow
-// Stripe's OpenAPI description and its fixtures (stripe/openapi,
-// openapi/fixtures3.json `resources.<object>`); the fields our records do not
-// model are given their documented empty values.
+// Subscriptions, subscription schedules and invoices on the wire.
+// Reply shapes follow Stripe's OpenAPI description and its fixtures
+// (stripe/openapi, openapi/fixtures3.json `resources.<object>`); the fields our
+// records do not model are given their documented empty values.
 
-import { randomBytes } from 'node:crypto';
 import type { SandboxPrice } from './catalog.ts';
-
-export const API_VERSION = '2026-10-28.endive';
-
-export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
-
-export interface CustomerRecord {
-  id: string;
-  created: number;
-  email: string | null;
-  name: string | null;
-  metadata: Record<string, string>;
-  /** A card was entered on a Checkout page: renewals and upgrades charge it. */
-  hasCard: boolean;
-}
-
-export interface CheckoutSessionRecord {
-  id: string;
-  created: number;
-  expiresAt: number;
-  mode: 'payment' | 'setup' | 'subscription';
-  customer: string | null;
-  customerEmail: string | null;
-  clientReferenceId: string | null;
-  lineItems: Array<{ price: string; quantity: number }>;
-  subscriptionMetadata: Record<string, string>;
-  metadata: Record<string, string>;
-  successUrl: string | null;
-  cancelUrl: string | null;
-  status: 'open' | 'complete' | 'expired';
-  paymentStatus: 'unpaid' | 'paid';
-  subscription: string | null;
-  invoice: string | null;
-  /** The last payment attempt on the page was declined. */
-  declined: boolean;
-}
-
-export interface SubscriptionItemRecord {
-  id: string;
-  created: number;
-  price: string;
-  quantity: number;
-  periodStart: number;
-  periodEnd: number;
-}
-
-export interface SubscriptionRecord {
-  id: string;
-  created: number;
-  customer: string;
-  status: 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
-  item: SubscriptionItemRecord;
-  billingCycleAnchor: number;
-  startDate: number;
-  cancelAtPeriodEnd: boolean;
-  canceledAt: number | null;
-  endedAt: number | null;
-  metadata: Record<string, string>;
-  schedule: string | null;
-  pendingUpdate: { price: string; expiresAt: number; invoice: string } | null;
-  latestInvoice: string | null;
-  /** Prorations waiting for the next invoice (`proration_behavior: create_prorations`). */
-  pendingInvoiceItems: InvoiceLine[];
-}
-
-export interface SchedulePhase {
-  startDate: number;
-  endDate: number;
-  items: Array<{ price: string; quantity: number }>;
-  prorationBehavior: 'always_invoice' | 'create_prorations' | 'none';
-}
-
-export interface ScheduleRecord {
-  id: string;
-  created: number;
-  customer: string;
-  subscription: string;
-  status: 'not_started' | 'active' | 'completed' | 'released' | 'canceled';
-  phases: SchedulePhase[];
-  endBehavior: 'release' | 'cancel';
-  releasedAt: number | null;
-  releasedSubscription: string | null;
-  metadata: Record<string, string>;
-}
-
-export interface InvoiceLine {
-  id: string;
-  amount: number;
-  description: string;
-  price: string;
-  proration: boolean;
-  period: { start: number; end: number };
-}
-
-export interface InvoiceRecord {
-  id: string;
-  created: number;
-  customer: string;
-  subscription: string | null;
-  billingReason: 'subscription_create' | 'subscription_cycle' | 'subscription_update' | 'manual' | 'upcoming';
-  status: 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
-  lines: InvoiceLine[];
-  attemptCount: number;
-  paidAt: number | null;
-  periodStart: number;
-  periodEnd: number;
-  number: string | null;
-}
-
-export interface PortalSessionRecord {
-  id: string;
-  created: number;
-  customer: string;
-  returnUrl: string | null;
-}
-
-const total = (lines: InvoiceLine[]) => lines.reduce((sum, line) => sum + line.amount, 0);
-export const invoiceTotal = (invoice: Pick<InvoiceRecord, 'lines'>) => total(invoice.lines);
-
-/** fixtures3.json `resources.customer`. */
-export function customerJson(c: CustomerRecord) {
-  return {
-    id: c.id,
-    object: 'customer',
-    address: null,
-    balance: 0,
-    created: c.created,
-    currency: 'usd',
-    default_source: null,
-    delinquent: false,
-    description: null,
-    discount: null,
-    email: c.email,
-    invoice_prefix: c.id.slice(4, 12).toUpperCase(),
-    invoice_settings: { custom_fields: null, default_payment_method: c.hasCard ? `pm_card_${c.id.slice(4)}` : null, footer: null, rendering_options: null },
-    livemode: false,
-    metadata: c.metadata,
-    name: c.name,
-    next_invoice_sequence: 1,
-    phone: null,
-    preferred_locales: [],
-    shipping: null,
-    tax_exempt: 'none',
-    test_clock: null,
-  };
-}
-
-/** fixtures3.json `resources["checkout.session"]`; `url` is the stand-in's hosted page. */
-export function checkoutSessionJson(s: CheckoutSessionRecord, baseUrl: string, prices: Map<string, SandboxPrice>) {
-  const amount = s.lineItems.reduce((sum, item) => sum + (prices.get(item.price)?.unit_amount ?? 0) * item.quantity, 0);
-  return {
-    id: s.id,
-    object: 'checkout.session',
-    after_expiration: null,
-    allow_promotion_codes: null,
-    amount_subtotal: amount,
-    amount_total: amount,
-    automatic_tax: { enabled: false, liability: null, status: null },
-    billing_address_collection: null,
-    cancel_url: s.cancelUrl,
-    client_reference_id: s.clientReferenceId,
-    client_secret: null,
-    consent: null,
-    consent_collection: null,
-    created: s.created,
-    currency: 'usd',
-    custom_fields: [],
-    custom_text: { after_submit: null, shipping_address: null, submit: null, terms_of_service_acceptance: null },
-    customer: s.customer,
-    customer_creation: s.customer ? null : 'always',
-    customer_details: s.status === 'complete' ? { address: null, email: s.customerEmail, name: null, phone: null, tax_exempt: 'none', tax_ids: [] } : null,
-    customer_email: s.customerEmail,
-    expires_at: s.expiresAt,
-    invoice: s.invoice,
-    invoice_creation: null,
-    livemode: false,
-    locale: null,
-    metadata: s.metadata,
-    mode: s.mode,
-    payment_intent: null,
-    payment_link: null,
-    payment_method_collection: 'always',
-    payment_method_types: ['card'],
-    payment_status: s.paymentStatus,
-    phone_number_collection: { enabled: false },
-    recovered_from: null,
-    setup_intent: null,
-    shipping_address_collection: null,
-    shipping_cost: null,
-    shipping_options: [],
-    status: s.status,
-    submit_type: null,
-    subscription: s.subscription,
-    success_url: s.successUrl,
-    total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
-    ui_mode: 'hosted',
-    url: s.status === 'open' ? `${baseUrl}/pay/${s.id}` : null,
-  };
-}
+import { invoiceTotal, type InvoiceRecord, type ScheduleRecord, type SubscriptionRecord } from './records.ts';
 
 /** fixtures3.json `resources.subscription`; since API 2025-03-31.basil the period is on each item. */
 export function subscriptionJson(s: SubscriptionRecord, prices: Map<string, SandboxPrice>, expandSchedule: ScheduleRecord | null) {
@@ -332,7 +134,7 @@ export function scheduleJson(s: ScheduleRecord, now: number | null) {
 
 /** fixtures3.json `resources.invoice`; since API 2025-03-31.basil the subscription is under `parent.subscription_details`. */
 export function invoiceJson(i: InvoiceRecord, prices: Map<string, SandboxPrice>) {
-  const amount = total(i.lines);
+  const amount = invoiceTotal(i);
   const due = Math.max(0, amount);
   const paid = i.status === 'paid' ? due : 0;
   return {
@@ -410,22 +212,5 @@ export function invoiceJson(i: InvoiceRecord, prices: Map<string, SandboxPrice>)
     total_excluding_tax: amount,
     total_pretax_credit_amounts: [],
     total_taxes: [],
-  };
-}
-
-/** fixtures3.json `resources["billing_portal.session"]`. */
-export function portalSessionJson(p: PortalSessionRecord, baseUrl: string) {
-  return {
-    id: p.id,
-    object: 'billing_portal.session',
-    configuration: 'bpc_sandbox_default',
-    created: p.created,
-    customer: p.customer,
-    flow: null,
-    livemode: false,
-    locale: null,
-    on_behalf_of: null,
-    return_url: p.returnUrl,
-    url: `${baseUrl}/portal/${p.id}`,
   };
 }
