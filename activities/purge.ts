@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import { accountDeletedEmail } from '../integrations/mail/templates/index.ts';
@@ -10,7 +11,7 @@ import {
   type AccountDeletedNotice,
   type HistoryEraser,
 } from '../services/retention.ts';
-import { enqueueMail } from '../services/mail-outbox.ts';
+import { enqueueMail, nudgeMailOutbox } from '../services/mail-outbox.ts';
 
 export interface PurgeDeps {
   orm: Orm;
@@ -73,7 +74,10 @@ export function createPurgeActivities({ orm, clock, temporal, purgeLogger, histo
       return purgeErrorLogs(orm.em.fork(), eraser, new Date(now), batchSize);
     },
     async purgeDeletedAccounts({ now, batchSize }: PurgeStepInput): Promise<PurgeBatch> {
-      return purgeDeletedAccounts(orm.em.fork(), eraser, new Date(now), batchSize, accountDeletedNotice);
+      const batch = await purgeDeletedAccounts(orm.em.fork(), eraser, new Date(now), batchSize, accountDeletedNotice);
+      // The confirmation is committed: send it now rather than at the outbox Schedule's next minute (best effort).
+      if (batch.deleted.accountsDeleted) await nudgeMailOutbox(temporal, Context.current().info.taskQueue, logger);
+      return batch;
     },
     async reportPurge(report: PurgeReport): Promise<void> {
       logger.info({ purgeAsOf: report.now, deleted: report.deleted }, 'purge finished');
