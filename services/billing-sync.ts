@@ -105,7 +105,9 @@ export async function applyStripeEvent(
     const account = await lockAccount(tx, found.id, at);
     if (!account.stripeCustomerId && refs.customerId) account.stripeCustomerId = refs.customerId;
     if (subscription) syncSubscription(tx, billing, account, subscription, at);
-    if (event.type === 'invoice.payment_failed') {
+    // A failed renewal e-mails the owner (DECISIONS.md "Plans"). A declined upgrade
+    // is told on the page that asked for it (services/billing.ts `upgrade`).
+    if (event.type === 'invoice.payment_failed' && event.data.object.billing_reason === 'subscription_cycle') {
       await notifyPaymentFailed(tx, { account, invoiceId: event.data.object.id!, plan: account.plan });
     }
     await tx.execute('update stripe_event set account_id = ? where id = ?', [account.id, event.id]);

@@ -57,7 +57,7 @@ export function stripeWebhookRoutes(deps: ApiDeps, options: StripeWebhookOptions
     // The mail links to the dashboard: its public address, else the one Stripe reached us at.
     const notify = options.notifyPaymentFailed ?? paymentFailedNotifier(env.PUBLIC_URL || ctx.origin);
     const result = await applyStripeEvent(ctx.state.em, billing, event, notify);
-    if (result.outcome === 'applied' && event.type === 'invoice.payment_failed') {
+    if (result.outcome === 'applied' && event.type === 'invoice.payment_failed' && event.data.object.billing_reason === 'subscription_cycle') {
       void nudgeMailOutbox(deps.temporal, deps.config.temporal.taskQueue, deps.logger);
     }
     deps.logger.info({ eventId: event.id, type: event.type, outcome: result.outcome, accountId: result.accountId }, 'stripe event');

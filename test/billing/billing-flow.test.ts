@@ -145,7 +145,7 @@ describe('paid → paid upgrade', () => {
     expect((await b.ledger(accountId)).at(-1)).toMatchObject({ kind: 'plan_change', used_delta: 0, note: `upgrade to growth: ${unused} carried over + ${prorated} prorated` });
   });
 
-  it('payment declined: the plan and credits stay, the owner is told by e-mail', async () => {
+  it('payment declined: the plan and credits stay, the page is told (no renewal e-mail)', async () => {
     const accountId = await subscribedAccount('starter');
     const before = await b.account(accountId);
     const ledgerBefore = await b.ledger(accountId);
@@ -155,9 +155,8 @@ describe('paid → paid upgrade', () => {
     const after = await b.account(accountId);
     expect(after).toMatchObject({ plan: 'starter', creditLimit: before.creditLimit, creditsUsed: before.creditsUsed });
     expect(await b.ledger(accountId)).toEqual(ledgerBefore);
-    const mails = await b.outbox(accountId);
-    expect(mails).toHaveLength(1);
-    expect(mails[0]).toMatchObject({ recipient: before.ownerEmail, subject: 'Your payment did not go through' });
+    expect(b.events('invoice.payment_failed').at(-1)!.data.object.billing_reason).toBe('subscription_update');
+    expect(await b.outbox(accountId)).toEqual([]);
   });
 
   it('a failed renewal keeps the plan (past due) and e-mails the owner once', async () => {
@@ -174,7 +173,7 @@ describe('paid → paid upgrade', () => {
     await fetch(`${b.stripe.url}/__sandbox/events/${failed.id}/resend`, { method: 'POST' });
     await b.settled();
     const mails = await b.outbox(accountId);
-    expect(mails.map((mail) => mail.subject)).toEqual(['Your payment did not go through']);
+    expect(mails).toEqual([{ recipient: before.ownerEmail, subject: 'Your payment did not go through', dedupe_key: `payment-failed:${failed.data.object.id}` }]);
   });
 });
 
