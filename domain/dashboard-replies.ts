@@ -22,6 +22,7 @@ export interface Me {
   accountId: number;
   plan: Plan;
   language: Language;
+  usageAlerts: boolean;
   credits: CreditStatement;
 }
 
@@ -96,4 +97,37 @@ export interface Usage {
   days: Array<{ day: string; byKey: Record<string, number>; total: number }>;
   keys: Array<{ id: number | null; label: string }>;
   ledger: Array<{ id: number; at: string; kind: CreditEntryKind; usedDelta: number; limitAfter: number; researchId: string | null; note: string | null }>;
+}
+
+// Billing (services/billing.ts)
+
+export interface UpgradeOffer {
+  /** `checkout` from Free; `subscription_update` from a paid plan. */
+  via: 'checkout' | 'subscription_update';
+  /** Charged now, in the currency's smallest unit (cents). Stripe's own preview for a paid → paid upgrade. */
+  amountDueCents: number;
+  currency: string;
+  /** DECISIONS.md "Plans": unused credits kept plus the new plan's credits for the rest of the cycle. */
+  creditsCarriedOver: number;
+  creditsAdded: number;
+  creditLimitAfter: number;
+}
+
+export interface PlanOption extends Plan {
+  isCurrent: boolean;
+  /** null for the current plan and lower ones. */
+  upgrade: UpgradeOffer | null;
+}
+
+export interface BillingOverview {
+  plan: PlanName;
+  cycle: { start: string; end: string };
+  credits: { used: number; limit: number; remaining: number };
+  /** A downgrade or a cancellation (`plan: 'free'`) waiting for the cycle's end, revocable until then. */
+  pendingChange: { plan: PlanName; kind: 'downgrade' | 'cancellation'; effectiveAt: string } | null;
+  /** Stripe's status of the paid subscription (`active`, `past_due`, …), null on Free. */
+  subscriptionStatus: string | null;
+  hasBillingAccount: boolean;
+  isBillingConfigured: boolean;
+  plans: PlanOption[];
 }

@@ -3,6 +3,7 @@
 // module is bundled into the browser: zod and domain constants only.
 import { z } from 'zod';
 import { LANGUAGES } from './languages.ts';
+import { PLAN_NAMES } from './plans.ts';
 import { RESEARCH_JOB_STATUSES } from './research-job-status.ts';
 
 export const PASSWORD_MIN_LENGTH = 12;
@@ -44,6 +45,8 @@ export const ZExtractRequest = z.strictObject({ productUrl: ZProductUrl });
 
 export const ZPreferences = z.strictObject({
   language: z.enum(LANGUAGES, { error: 'Choose one of the eight languages.' }),
+  /** Credit usage alerts by e-mail at 75 % and 95 % (DECISIONS.md "Plans"); on by default. */
+  usageAlerts: z.boolean({ error: 'Usage alerts are on or off.' }),
 });
 export type TPreferences = z.infer<typeof ZPreferences>;
 
@@ -60,4 +63,12 @@ export const ZSignUp = z.strictObject({
     .string()
     .min(PASSWORD_MIN_LENGTH, `Use at least ${PASSWORD_MIN_LENGTH} characters.`)
     .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters.`),
+});
+
+export const ZPlanChoice = z.strictObject({
+  plan: z.enum(PLAN_NAMES, { error: 'Choose one of the four plans.' }),
+});
+
+export const ZAccountDeletion = z.strictObject({
+  password: z.string({ error: 'Enter your password to confirm.' }).min(1, 'Enter your password to confirm.').max(PASSWORD_MAX_LENGTH),
 });

@@ -3,7 +3,8 @@ import { Account } from '../db/entities/index.ts';
 import type { IAccount } from '../db/entities/account.ts';
 import { billingCycleAt } from '../domain/billing-cycle.ts';
 import { AppError } from '../domain/errors.ts';
-import { PLAN_NAMES, PLANS, planRank, type Plan, type PlanName } from '../domain/plans.ts';
+import type { BillingOverview, PlanOption, UpgradeOffer } from '../domain/dashboard-replies.ts';
+import { PLAN_NAMES, PLANS, planRank, type PlanName } from '../domain/plans.ts';
 import type { PaidPlanName } from '../integrations/stripe/config.ts';
 import type { StripeBilling, SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
 import { upgradeCredits } from './accounts.ts';
@@ -17,36 +18,7 @@ import { lockAccount } from './credits.ts';
 /** Billing's dependency: the Stripe client, or null when billing is not configured. */
 export type Billing = StripeBilling | null;
 
-export interface UpgradeOffer {
-  /** `checkout` from Free; `subscription_update` from a paid plan. */
-  via: 'checkout' | 'subscription_update';
-  /** Charged now, in the currency's smallest unit (cents). Stripe's own preview for a paid → paid upgrade. */
-  amountDueCents: number;
-  currency: string;
-  /** DECISIONS.md "Plans": unused credits kept plus the new plan's credits for the rest of the cycle. */
-  creditsCarriedOver: number;
-  creditsAdded: number;
-  creditLimitAfter: number;
-}
-
-export interface PlanOption extends Plan {
-  isCurrent: boolean;
-  /** null for the current plan and lower ones. */
-  upgrade: UpgradeOffer | null;
-}
-
-export interface BillingOverview {
-  plan: PlanName;
-  cycle: { start: string; end: string };
-  credits: { used: number; limit: number; remaining: number };
-  /** A downgrade or a cancellation (`plan: 'free'`) waiting for the cycle's end, revocable until then. */
-  pendingChange: { plan: PlanName; kind: 'downgrade' | 'cancellation'; effectiveAt: string } | null;
-  /** Stripe's status of the paid subscription (`active`, `past_due`, …), null on Free. */
-  subscriptionStatus: string | null;
-  hasBillingAccount: boolean;
-  isBillingConfigured: boolean;
-  plans: PlanOption[];
-}
+export type { BillingOverview, PlanOption, UpgradeOffer };
 
 const requireBilling = (billing: Billing): StripeBilling => {
   if (!billing) throw new AppError('billing_not_configured', 'Payments are not configured on this server.');

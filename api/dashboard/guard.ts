@@ -38,7 +38,8 @@ export function signedInOnly(auth: DashboardAuth, clock: () => Date): Middleware
     const session = await auth.api.getSession({ headers: headersOf(ctx) });
     if (!session) throw new AppError('unauthenticated', 'Sign in to continue.');
     const account = await findAccountOfUser(ctx.state.em, session.user.id, clock());
-    if (!account) throw new AppError('unauthenticated', 'Sign in to continue.');
+    // A deleted account's sessions were ended; this covers one that raced the deletion.
+    if (!account || account.deletionRequestedAt) throw new AppError('unauthenticated', 'Sign in to continue.');
     ctx.state.account = account;
     ctx.state.user = { id: session.user.id, email: session.user.email, emailVerified: session.user.emailVerified };
     await next();

@@ -6,6 +6,8 @@ import type { Orm } from '../../db/orm.ts';
 import type { ProductContext } from '../../domain/product-context.ts';
 import type { Mailer } from '../../integrations/mail/mailer.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { isAccountDeleted } from '../../services/account-deletion.ts';
+import type { Billing } from '../../services/billing.ts';
 import { findAccountOfUser, hasUnclaimedAccount, linkAccountOwner } from '../../services/account-owners.ts';
 import type { RequestState } from '../deps.ts';
 import { createDashboardAuth, type AccountLink, type DashboardAuth } from './auth.ts';
@@ -13,6 +15,8 @@ import { authMount } from './auth-mount.ts';
 import type { DashboardConfig } from './config.ts';
 import { sameOriginOnly, signedInOnly, type DashboardState } from './guard.ts';
 import { accountRouter } from './routes/account.ts';
+import { accountDeletionRouter } from './routes/account-deletion.ts';
+import { billingRouter } from './routes/billing.ts';
 import { jobsRouter } from './routes/jobs.ts';
 import { keysRouter } from './routes/keys.ts';
 
@@ -25,6 +29,8 @@ export interface DashboardDeps {
   logger: Logger;
   clock: () => Date;
   draftProductContext(url: string): Promise<ProductContext>;
+  /** Stripe, or null where payments are not configured (the Billing page says so). */
+  billing: Billing;
 }
 
 export interface Dashboard {
@@ -40,7 +46,15 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   const auth = createDashboardAuth({ pool, config: deps.config, mailer: deps.mailer, accounts: accountLink(deps), logger: deps.logger });
   const api = new Router<DashboardState>({ prefix: '/app/api' });
   api.use(signedInOnly(auth, deps.clock));
-  for (const router of [accountRouter(), keysRouter(deps), jobsRouter(deps)]) api.use(router.routes(), router.allowedMethods());
+  const endSessions = async (userId: string) => void (await pool.query('delete from auth_session where "userId" = $1', [userId]));
+  const routers = [
+    accountRouter(),
+    keysRouter(deps),
+    jobsRouter(deps),
+    billingRouter({ billing: deps.billing, publicUrl: deps.config.publicUrl, clock: deps.clock }),
+    accountDeletionRouter({ auth, billing: deps.billing, clock: deps.clock, endSessions }),
+  ];
+  for (const router of routers) api.use(router.routes(), router.allowedMethods());
   return {
     auth,
     middleware: [sameOriginOnly(deps.config) as Middleware<RequestState>, authMount(auth, deps.config, deps.clock), api.routes() as Middleware<RequestState>],
@@ -52,6 +66,10 @@ function accountLink(deps: DashboardDeps): AccountLink {
   return {
     linkOwner: async (user) => void (await linkAccountOwner(deps.orm.em.fork(), user, deps.clock())),
     hasUnclaimedAccount: (email) => hasUnclaimedAccount(deps.orm.em.fork(), email),
-    isSignInRefused: async (userId) => (await findAccountOfUser(deps.orm.em.fork(), userId, deps.clock())) === null,
+    isSignInRefused: async (userId) => {
+      const em = deps.orm.em.fork();
+      const account = await findAccountOfUser(em, userId, deps.clock());
+      return account === null || (await isAccountDeleted(em, account.id));
+    },
   };
 }

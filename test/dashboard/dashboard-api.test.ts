@@ -214,7 +214,7 @@ describe('bad input', () => {
     const unknown = await alice.post('/app/api/keys', { ...PRODUCT, isAdmin: true });
     expect(unknown.status).toBe(400);
     expect(unknown.body.fields).toHaveProperty('isAdmin');
-    const language = await alice.put('/app/api/preferences', { language: 'xx' });
+    const language = await alice.put('/app/api/preferences', { language: 'xx', usageAlerts: true });
     expect(language.body).toMatchObject({ error: 'invalid_request', fields: { language: expect.any(String) } });
   });
 
@@ -303,9 +303,31 @@ describe('jobs, usage and preferences', () => {
     expect(usage.ledger[0]).toMatchObject({ kind: 'consume', usedDelta: 1 });
   });
 
-  it('saves the output language', async () => {
+  it('saves the output language and the usage-alert switch', async () => {
     const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, uniqueEmail('language'));
-    expect((await client.put('/app/api/preferences', { language: 'pl' })).status).toBe(200);
-    expect((await client.get('/app/api/me')).body.language).toBe('pl');
+    expect((await client.get('/app/api/me')).body).toMatchObject({ language: 'en', usageAlerts: true });
+    expect((await client.put('/app/api/preferences', { language: 'pl', usageAlerts: false })).status).toBe(200);
+    expect((await client.get('/app/api/me')).body).toMatchObject({ language: 'pl', usageAlerts: false });
+  });
+});
+
+describe('account deletion', () => {
+  it('needs the password, then revokes the keys, ends the session and refuses sign-in at once', async () => {
+    const email = uniqueEmail('leaving');
+    const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, 'leaving passphrase');
+    const { key } = (await client.post('/app/api/keys', PRODUCT)).body;
+    const wrong = await client.post('/app/api/account/delete', { password: 'not my passphrase' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.fields).toHaveProperty('password');
+    expect((await stack.api.research(key, { email: 'someone@zenithmedical.de' })).status).toBe(202);
+
+    const deleted = await client.post('/app/api/account/delete', { password: 'leaving passphrase' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.keysRevoked).toBe(1);
+    expect((await stack.api.research(key, { email: 'someone@zenithmedical.de' })).body.error).toBe('invalid_key');
+    expect((await client.get('/app/api/me')).status).toBe(401);
+    const again = await new DashboardClient(stack.apiUrl).post('/app/api/auth/sign-in/email', { email, password: 'leaving passphrase' });
+    expect(again.status).not.toBe(200);
+    expect((await alice.get('/app/api/me')).status).toBe(200);
   });
 });

@@ -17,6 +17,7 @@ export function accountRouter(): Router<DashboardState> {
       accountId: account.id,
       plan: PLANS[account.plan],
       language: account.language,
+      usageAlerts: account.usageAlertsEnabled,
       credits: creditStatement(account),
     };
   });
@@ -24,8 +25,9 @@ export function accountRouter(): Router<DashboardState> {
   router.put('/preferences', async (ctx) => {
     const preferences = await parseBody(ctx, ZPreferences);
     ctx.state.account.language = preferences.language;
+    ctx.state.account.usageAlertsEnabled = preferences.usageAlerts;
     await ctx.state.em.flush();
-    ctx.body = { language: ctx.state.account.language };
+    ctx.body = preferences;
   });
 
   router.get('/usage', async (ctx) => {

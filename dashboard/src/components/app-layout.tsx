@@ -11,7 +11,9 @@ const NAVIGATION = [
   { to: '/keys', label: 'API keys' },
   { to: '/jobs', label: 'Jobs' },
   { to: '/usage', label: 'Usage' },
+  { to: '/billing', label: 'Billing' },
   { to: '/preferences', label: 'Preferences' },
+  { to: '/account', label: 'Account' },
 ] as const;
 
 /** The signed-in frame: navigation, the account, sign-out; a request without a session goes to sign-in. */

@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Card, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Card, NativeSelect, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useForm } from 'react-hook-form';
 import { ZPreferences, type TPreferences } from '../../../../../domain/dashboard.ts';
 import { LANGUAGE_NAMES, LANGUAGES } from '../../../../../domain/languages.ts';
@@ -15,7 +15,7 @@ export default function PreferencesPage() {
     <>
       <PageTitle>Preferences</PageTitle>
       <QueryState query={me} label="your preferences">
-        {(account) => <PreferencesForm email={account.email} initial={{ language: account.language }} />}
+        {(account) => <PreferencesForm email={account.email} initial={{ language: account.language, usageAlerts: account.usageAlerts }} />}
       </QueryState>
     </>
   );
@@ -35,6 +35,11 @@ function PreferencesForm({ email, initial }: { email: string; initial: TPreferen
             data={LANGUAGES.map((language) => ({ value: language, label: LANGUAGE_NAMES[language] }))}
             error={form.formState.errors.language?.message}
             {...form.register('language')}
+          />
+          <Switch
+            label="E-mail me when this cycle's credit usage reaches 75 % and 95 %"
+            description="Each alert goes out at most once per billing cycle."
+            {...form.register('usageAlerts')}
           />
           <FormError error={save.error} />
           {save.isSuccess && <FormNotice>Saved. The next job is written in {LANGUAGE_NAMES[save.data.language]}.</FormNotice>}

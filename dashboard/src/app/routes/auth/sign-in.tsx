@@ -2,7 +2,7 @@ import { Button, PasswordInput, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { AuthLayout, FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { auth } from '../../../lib/auth.ts';
@@ -11,7 +11,10 @@ export default function SignIn() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const form = useForm<{ email: string; password: string }>({ defaultValues: { email: '', password: '' } });
-  const [notice, setNotice] = useState<string | null>(null);
+  const [params] = useSearchParams();
+  const [notice, setNotice] = useState<string | null>(
+    params.get('deleted') ? 'Your account is being deleted. Its keys no longer work; a confirmation e-mail follows when its data is gone.' : null,
+  );
   const signIn = useMutation({
     mutationFn: (values: { email: string; password: string }) => auth.signIn(values.email.trim(), values.password),
     onSuccess: async () => {

@@ -1,0 +1,33 @@
+import Router from '@koa/router';
+import { ZAccountDeletion } from '../../../domain/dashboard.ts';
+import { AppError } from '../../../domain/errors.ts';
+import { requestAccountDeletion } from '../../../services/account-deletion.ts';
+import { cancelSubscriptionNow, type Billing } from '../../../services/billing.ts';
+import type { DashboardAuth } from '../auth.ts';
+import { headersOf, parseBody, type DashboardState } from '../guard.ts';
+
+/**
+ * Account deletion, confirmed with the password (DECISIONS.md "Data"): keys
+ * revoked, sign-in refused, subscription ended and sessions ended at once;
+ * the daily purge deletes the rest and sends the confirmation.
+ */
+export function accountDeletionRouter(deps: { auth: DashboardAuth; billing: Billing; clock: () => Date; endSessions(userId: string): Promise<void> }): Router<DashboardState> {
+  const router = new Router<DashboardState>();
+
+  router.post('/account/delete', async (ctx) => {
+    const { password } = await parseBody(ctx, ZAccountDeletion);
+    const isConfirmed = await deps.auth.api
+      .verifyPassword({ body: { password }, headers: headersOf(ctx) })
+      .then(() => true, () => false);
+    if (!isConfirmed) throw new AppError('invalid_request', 'That password is not right.', { fields: { password: 'That password is not right.' } });
+    const { account, user, em } = ctx.state;
+    const request = await requestAccountDeletion(em, account.id, {
+      now: deps.clock(),
+      endSessions: () => deps.endSessions(user.id),
+      cancelSubscription: (accountId) => cancelSubscriptionNow(em.fork(), deps.billing, accountId),
+    });
+    ctx.body = { deletionRequestedAt: request.deletionRequestedAt.toISOString(), keysRevoked: request.keysRevoked };
+  });
+
+  return router;
+}
