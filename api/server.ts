@@ -16,6 +16,7 @@ import { createDashboard } from './dashboard/index.ts';
 import { createProductContextDrafter } from './dashboard/product-drafts.ts';
 import { dashboardPages } from './dashboard/static.ts';
 import { createMailer } from '../integrations/mail/mailer.ts';
+import { billingFromEnv } from '../integrations/stripe/index.ts';
 import { loadMailConfig } from '../integrations/mail/config.ts';
 
 /**
@@ -62,6 +63,7 @@ export async function bootstrapApi(
     logger,
     clock,
     draftProductContext: createProductContextDrafter(env, logger),
+    billing: billingFromEnv(env),
   });
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);

@@ -4,13 +4,15 @@ import { Migration20261123073000 } from './Migration20261123073000.ts';
 import { Migration20261123162000 } from './Migration20261123162000.ts';
 import { Migration20261123163000 } from './Migration20261123163000.ts';
 import { Migration20261123164000 } from './Migration20261123164000.ts';
+import { Migration20261123165000 } from './Migration20261123165000.ts';
 
 // Every migration, in order. Append new ones here.
 export const MIGRATIONS = [
   { name: 'Migration20261123032131', class: Migration20261123032131 },
   { name: 'Migration20261123044500', class: Migration20261123044500 },
   { name: 'Migration20261123073000', class: Migration20261123073000 },
-  { name: 'Migration20261123164000', class: Migration20261123164000 },
-  { name: 'Migration20261123163000', class: Migration20261123163000 },
   { name: 'Migration20261123162000', class: Migration20261123162000 },
+  { name: 'Migration20261123163000', class: Migration20261123163000 },
+  { name: 'Migration20261123164000', class: Migration20261123164000 },
+  { name: 'Migration20261123165000', class: Migration20261123165000 },
 ];
