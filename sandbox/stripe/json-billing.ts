@@ -196,7 +196,7 @@ export function invoiceJson(i: InvoiceRecord, prices: Map<string, SandboxPrice>)
     },
     livemode: false,
     metadata: {},
-    next_payment_attempt: null,
+    next_payment_attempt: i.status === 'open' ? i.nextPaymentAttempt : null,
     number: i.number,
     parent: i.subscription ? { type: 'subscription_details', quote_details: null, subscription_details: { metadata: {}, subscription: i.subscription } } : null,
     period_end: i.periodEnd,

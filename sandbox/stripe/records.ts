@@ -104,6 +104,8 @@ export interface InvoiceRecord {
   status: 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
   lines: InvoiceLine[];
   attemptCount: number;
+  /** When Stripe charges a failed invoice again (clock.ts); null: no further attempt. */
+  nextPaymentAttempt: number | null;
   paidAt: number | null;
   periodStart: number;
   periodEnd: number;

@@ -225,6 +225,7 @@ export class StripeWorld {
       status: 'open',
       lines,
       attemptCount: 0,
+    nextPaymentAttempt: null,
       paidAt: null,
       periodStart: sub.item.periodStart,
       periodEnd: sub.item.periodEnd,
@@ -247,6 +248,17 @@ export class StripeWorld {
     this.emit('invoice.created', this.invoiceJson({ ...invoice, status: 'draft' }));
     this.emit('invoice.finalized', this.invoiceJson({ ...invoice, status: 'open', paidAt: null }));
     if (isPaid) {
+      this.emit('invoice.paid', this.invoiceJson(invoice));
+      this.emit('invoice.payment_succeeded', this.invoiceJson(invoice));
+    } else {
+      this.emit('invoice.payment_failed', this.invoiceJson(invoice));
+    }
+  }
+
+  /** A later attempt at an invoice already finalized: only the payment's events. */
+  emitInvoicePayment(invoice: InvoiceRecord, isPaid: boolean): void {
+    if (isPaid) {
+      invoice.paidAt = this.now();
       this.emit('invoice.paid', this.invoiceJson(invoice));
       this.emit('invoice.payment_succeeded', this.invoiceJson(invoice));
     } else {

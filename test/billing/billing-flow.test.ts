@@ -177,6 +177,34 @@ describe('paid → paid upgrade', () => {
   });
 });
 
+describe('a renewal that keeps failing', () => {
+  it('the plan stays while Stripe retries; a retry that succeeds makes it active again', async () => {
+    const accountId = await subscribedAccount('starter');
+    const start = await b.account(accountId);
+    const cycle = billingCycleAt(start.billingAnchor, start.cycleStart);
+    await fetch(`${b.stripe.url}/__sandbox/fail-next-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1 }) });
+    await b.advanceClockTo(new Date(cycle.end.getTime() + 2 * DAY_MS));
+    expect(await b.account(accountId)).toMatchObject({ plan: 'starter', subscriptionStatus: 'past_due' });
+    await b.advanceClockTo(new Date(cycle.end.getTime() + 4 * DAY_MS));
+    expect(await b.account(accountId)).toMatchObject({ plan: 'starter', subscriptionStatus: 'active', creditLimit: 50 });
+    expect((await b.outbox(accountId)).map((mail) => mail.subject)).toEqual(['Your payment did not go through']);
+  });
+
+  it('after the last failed attempt Stripe cancels the subscription: back on Free, one e-mail for the invoice', async () => {
+    const accountId = await subscribedAccount('growth');
+    const start = await b.account(accountId);
+    const cycle = billingCycleAt(start.billingAnchor, start.cycleStart);
+    await fetch(`${b.stripe.url}/__sandbox/fail-next-payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 4 }) });
+    await b.advanceClockTo(new Date(cycle.end.getTime() + 14 * DAY_MS));
+    expect(await b.account(accountId)).toMatchObject({ plan: 'growth', subscriptionStatus: 'past_due' });
+    expect(b.events('invoice.payment_failed')).toHaveLength(3);
+    await b.advanceClockTo(new Date(cycle.end.getTime() + 16 * DAY_MS));
+    expect(b.events('invoice.payment_failed')).toHaveLength(4);
+    expect(await b.account(accountId)).toMatchObject({ plan: 'free', stripeSubscriptionId: null, creditLimit: 3 });
+    expect(await b.outbox(accountId)).toHaveLength(1);
+  });
+});
+
 describe('downgrade and cancellation at the cycle end', () => {
   it('a scheduled downgrade is pending and revocable, then applied when the clock passes the cycle end', async () => {
     const accountId = await subscribedAccount('growth');
