@@ -157,6 +157,8 @@ export async function purgeDeletedAccounts(
     // A late write (a job's results stored after its deadline) is taken by the next call.
     if (!row || row.deleted_at !== null || Number(row.rows_left) > 0) return false;
     await notice(tx, { id: accountId, formerEmail: row.owner_email, deletedAt: now });
+    // The owner's sign-in (better-auth's user: e-mail, name; its sessions and credentials cascade) goes too.
+    await tx.execute('delete from auth_user where id = (select owner_user_id from account where id = ?)', [accountId]);
     await tx.execute(
       `update account set owner_email = ?, deleted_at = ?, language = 'en', pending_plan = null where id = ?`,
       [tombstoneEmail(accountId), now, accountId],

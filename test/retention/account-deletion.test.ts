@@ -28,6 +28,32 @@ function recordingDeps(stack: TestStack, failing: string[] = []) {
   return { deps, calls };
 }
 
+/** The dashboard's owner of an account, as better-auth stores it after sign-up and sign-in. */
+async function signUpOwner(stack: TestStack, accountId: number): Promise<void> {
+  const userId = `user-${accountId}`;
+  await rows(
+    stack,
+    `insert into auth_user (id, name, email, "emailVerified") select ?, 'Owner', owner_email, true from account where id = ?`,
+    [userId, accountId],
+  );
+  await rows(stack, `insert into auth_session (id, "expiresAt", token, "updatedAt", "userId") values (?, now() + interval '1 day', ?, now(), ?)`, [
+    `session-${accountId}`,
+    `token-${accountId}`,
+    userId,
+  ]);
+  await rows(stack, 'update account set owner_user_id = ? where id = ?', [userId, accountId]);
+}
+
+async function ownerSignIn(stack: TestStack, accountId: number): Promise<{ users: number; sessions: number }> {
+  const userId = `user-${accountId}`;
+  const [counts] = await rows(
+    stack,
+    `select (select count(*)::int from auth_user where id = ?) as users, (select count(*)::int from auth_session where "userId" = ?) as sessions`,
+    [userId, userId],
+  );
+  return counts as { users: number; sessions: number };
+}
+
 describe('account deletion', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -41,6 +67,8 @@ describe('account deletion', () => {
     const secondKey = await stack.createKey(doomed.accountId);
     const other = await stack.createCustomer('growth');
     const [doomedAccount] = await rows(stack, 'select owner_email from account where id = ?', [doomed.accountId]);
+    await signUpOwner(stack, doomed.accountId);
+    await signUpOwner(stack, other.accountId);
     const doomedJobs = [
       (await researchCompleted(stack, doomed.key, { email: people[0] })).researchId,
       (await researchCompleted(stack, secondKey.key, { email: people[1] })).researchId,
@@ -117,7 +145,9 @@ describe('account deletion', () => {
     const mail = await rows(stack, 'select account_id, recipient, subject from email_outbox where dedupe_key = ?', [`account-deleted:${doomed.accountId}`]);
     expect(mail).toEqual([{ account_id: doomed.accountId, recipient: doomedAccount!.owner_email, subject: 'Your account has been deleted' }]);
 
-    // The other account is untouched.
+    // The owner's sign-in is gone with its sessions; the other account is untouched.
+    expect(await ownerSignIn(stack, doomed.accountId)).toEqual({ users: 0, sessions: 0 });
+    expect(await ownerSignIn(stack, other.accountId)).toEqual({ users: 1, sessions: 1 });
     expect(await accountRowCounts(stack, other.accountId)).toEqual(otherBefore);
     expect(await hasHistory(stack, otherJob)).toBe(true);
     expect(await stack.api.status(other.key, otherJob)).toMatchObject({ status: 200, body: { status: 'completed' } });
