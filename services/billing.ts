@@ -109,7 +109,8 @@ export async function upgrade(em: EntityManager, billing: Billing, accountId: nu
   const target = paidPlan(plan);
   const { account, subscription } = await subscribed(em, stripe, accountId);
   if (planRank(target) <= planRank(account.plan)) throw new AppError('plan_change_not_allowed', `The account is on ${account.plan}; ${target} is not an upgrade.`);
-  // An upgrade replaces any change waiting for the period's end.
+  // An upgrade replaces any change waiting for the period's end (Stripe refuses to
+  // update items a schedule manages); it stays withdrawn if the payment then fails.
   if (subscription.schedule) await stripe.releaseSchedule(subscription.schedule.id);
   if (subscription.cancelAtPeriodEnd) await stripe.setCancelAtPeriodEnd(subscription.id, false);
   const updated = await stripe.upgrade({ subscription, plan: target });
