@@ -11,7 +11,8 @@ try {
   exitOnConfigError('api', error);
 }
 const logger = createLogger('api', config.logLevel);
-const api = await bootstrapApi(config, logger);
+// The dashboard's, mail's and billing's settings are read inside: a bad one is one line too.
+const api = await bootstrapApi(config, logger).catch((error: unknown) => exitOnConfigError('api', error));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await api.close();

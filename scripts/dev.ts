@@ -1,38 +1,73 @@
 // `npm run dev`: the whole system on embedded defaults. Ctrl-C stops everything
-// it started; a second run reuses the data under .data/.
+// it started; a second run reuses the data under .data/. Every port moves with
+// its own variable (.env.example), so that two checkouts run side by side.
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
+import type { Config } from '../lib/config.ts';
+import { checkAppConfiguration } from './lib/app-config.ts';
 import { startProcess, waitFor, type ManagedProcess } from './lib/child-process.ts';
-import { ROOT, startLocalServices } from './lib/local-services.ts';
+import { readDevPorts, type DevPorts } from './lib/dev-ports.ts';
+import { ROOT, startLocalServices, type LocalServices } from './lib/local-services.ts';
+import { ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
 
 const log = (line: string) => process.stderr.write(`[dev] ${line}\n`);
-const port = Number(process.env.PORT ?? 3000);
 
-const services = await startLocalServices({
-  dataDir: join(ROOT, '.data'),
-  ports: { postgres: 54329, temporal: 7233, temporalUi: 8233, providerWorld: 4010, modelSandbox: 4110 },
-  env: process.env,
-  stripe: { port: 4210, webhookUrl: `http://127.0.0.1:${port}/webhooks/stripe` },
-  log,
-});
+let ports: DevPorts;
+let config: Config;
+try {
+  loadDotEnv();
+  ports = readDevPorts(process.env);
+  config = checkAppConfiguration(process.env, `http://127.0.0.1:${ports.api}`);
+} catch (error) {
+  exitOnConfigError('dev', error);
+}
+const apiUrl = `http://127.0.0.1:${ports.api}`;
+const dataDir = join(ROOT, '.data');
 
-const appEnv = { ...process.env, ...services.env, PORT: String(port) };
-const node = (entry: string) => [ '--disable-warning=ExperimentalWarning', join(ROOT, entry)];
-const apps: ManagedProcess[] = [
-  startProcess('worker', process.execPath, node('worker/main.ts'), { env: appEnv }),
-  startProcess('api', process.execPath, node('api/main.ts'), { env: appEnv }),
-];
-
+// Children run in their own process groups: a Ctrl-C reaches only this
+// process, which stops them in order (API, worker, sandboxes, Temporal, PostgreSQL).
+let services: LocalServices | null = null;
+const apps: ManagedProcess[] = [];
 let isStopping = false;
 async function stopAll(code: number) {
   if (isStopping) return;
   isStopping = true;
-  log('Stopping…');
-  for (const app of apps.reverse()) await app.stop();
-  await services.stop();
+  if (code === 0) log('Stopping…');
+  for (const app of apps.reverse()) await app.stop(15_000);
+  await services?.stop();
+  if (code === 0) log('Everything stopped.');
   process.exit(code);
 }
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+
+try {
+  await stopLeftovers(['api', 'worker']);
+  await requireFreePort(ports.api, 'PORT', 'API');
+  if (config.workerMetrics) await requireFreePort(config.workerMetrics.port, 'WORKER_METRICS_PORT', 'worker metrics');
+  services = await startLocalServices({
+    dataDir,
+    ports: { postgres: ports.postgres, temporal: ports.temporal, temporalUi: ports.temporalUi, ...ports.sandboxes },
+    env: process.env,
+    apiUrl,
+    variableOf: ports.variableOf,
+    isolateChildren: true,
+    log,
+  });
+} catch (error) {
+  if (!(error instanceof PortInUseError)) throw error;
+  log(error.message);
+  await stopAll(1);
+}
+if (isStopping) await new Promise(() => {}); // Ctrl-C during start-up: stopAll exits.
+
+const appEnv = { ...process.env, ...services!.env, PORT: String(ports.api) };
+const node = (entry: string) => ['--disable-warning=ExperimentalWarning', join(ROOT, entry)];
+const worker = startProcess('worker', process.execPath, node('worker/main.ts'), { env: appEnv, detached: true });
+apps.push(worker, startProcess('api', process.execPath, node('api/main.ts'), { env: appEnv, detached: true }));
+for (const app of apps) recordOwnProcess(dataDir, app.name, app.child.pid!, join(ROOT, app.name, 'main.ts'));
 for (const app of apps) {
   app.child.on('exit', (code) => {
     if (!isStopping) {
@@ -42,12 +77,48 @@ for (const app of apps) {
   });
 }
 
-await waitFor('API', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000);
+// Ready means usable: the API answers /healthz and this worker polls the research queue.
+await waitFor('API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 90_000);
+await waitFor('worker', () => isPolling(services!.env.TEMPORAL_ADDRESS, config, `${worker.child.pid}@${hostname()}`), 120_000);
+if (config.workerMetrics) await waitFor('worker /healthz', async () => (await fetch(`http://${config.workerMetrics!.host}:${config.workerMetrics!.port}/healthz`)).ok, 30_000);
+
+const sandboxes = Object.entries(services!.sandboxUrls).map(([name, url]) => `${name} ${url}`).join(', ') || '(none: real services configured)';
 log(`Ready.
-  API          http://127.0.0.1:${port}   (health: /healthz, OpenAPI: /openapi.json)
-  Temporal UI  ${services.temporalUiUrl ?? `(external Temporal at ${services.env.TEMPORAL_ADDRESS})`}
-  Database     ${services.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
-  Sandboxes    providers ${services.env.PROVIDER_SANDBOX_URL ?? '(real)'}, model ${services.env.AI_SANDBOX_URL ?? '(real)'}, Stripe ${services.env.STRIPE_API_BASE ?? '(real)'}
+  API          ${apiUrl}   (health: /healthz, metrics: /metrics, OpenAPI: /openapi.json)
+  Worker       ${config.workerMetrics ? `http://${config.workerMetrics.host}:${config.workerMetrics.port}/metrics` : '(metrics off)'}
+  Temporal UI  ${services!.temporalUiUrl ?? `(external Temporal at ${services!.env.TEMPORAL_ADDRESS})`}
+  Database     ${services!.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
+  Sandboxes    ${sandboxes}
 Create a key:  npm run --silent admin -- account create --email you@example.com --plan growth
                npm run --silent admin -- key create --account <account_id> --product-name "…" --product-description "…"
 Press Ctrl-C to stop everything.`);
+
+/** An API or worker of this checkout left running by a run that was killed (kill -9): stopped before starting anew. */
+async function stopLeftovers(names: string[]): Promise<void> {
+  for (const name of names) {
+    const pid = ownProcess(dataDir, name);
+    if (pid === null) continue;
+    log(`Stopping the ${name} a killed run left behind (pid ${pid})…`);
+    process.kill(pid, 'SIGTERM');
+    await waitFor(`the old ${name} to stop`, async () => ownProcess(dataDir, name) === null, 30_000);
+  }
+}
+
+/** True once a poller with this identity (the worker's default, pid@host) asks the research queue for workflow and activity tasks. */
+async function isPolling(address: string, appConfig: Config, identity: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+  try {
+    // temporal.api.enums.v1: TASK_QUEUE_TYPE_WORKFLOW = 1, TASK_QUEUE_TYPE_ACTIVITY = 2.
+    for (const taskQueueType of [1, 2]) {
+      const reply = await connection.workflowService.describeTaskQueue({
+        namespace: appConfig.temporal.namespace,
+        taskQueue: { name: appConfig.temporal.taskQueue, kind: 1 },
+        taskQueueType,
+      });
+      if (!reply.pollers?.some((poller) => poller.identity === identity)) return false;
+    }
+    return true;
+  } finally {
+    await connection.close();
+  }
+}

@@ -50,3 +50,29 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, timeo
   }
   throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
 }
+
+/**
+ * A process of ours that an earlier run started and left running (that run was
+ * killed): stopped like one we started, by pid (it is not our child, so its exit
+ * is seen by polling).
+ */
+export function adoptProcess(name: string, pid: number, stopSignal: NodeJS.Signals = 'SIGTERM'): Pick<ManagedProcess, 'name' | 'stop'> {
+  const isAlive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    name,
+    async stop(graceMs = 5_000) {
+      if (!isAlive()) return;
+      process.kill(pid, stopSignal);
+      const deadline = Date.now() + graceMs;
+      while (isAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (isAlive()) process.kill(pid, 'SIGKILL');
+    },
+  };
+}

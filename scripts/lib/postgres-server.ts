@@ -29,9 +29,11 @@ export async function startEmbeddedPostgres(options: {
   /** Trade durability for speed (test runs only). */
   isThrowaway?: boolean;
   logFile?: string;
+  /** In its own process group: a terminal's Ctrl-C does not reach it; its starter stops it. */
+  detached?: boolean;
 }): Promise<EmbeddedPostgresServer> {
-  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`;
+  const adminUrl = embeddedPostgresUrl(options.port, 'postgres');
+  const url = embeddedPostgresUrl(options.port, options.database);
   if (await postgresIsServing(adminUrl)) {
     await ensureDatabase(adminUrl, options.database);
     return { url, process: null, stop: async () => {} };
@@ -52,7 +54,7 @@ export async function startEmbeddedPostgres(options: {
       ...(options.isThrowaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
     // SIGINT is PostgreSQL's "fast shutdown": clients are disconnected, data is safe.
-    { ...owner, stopSignal: 'SIGINT', logFile: options.logFile ?? join(options.dataDir, '..', 'postgres.log') },
+    { ...owner, stopSignal: 'SIGINT', logFile: options.logFile ?? join(options.dataDir, '..', 'postgres.log'), detached: options.detached ?? false },
   );
   await waitFor('PostgreSQL', () => postgresIsServing(adminUrl), 60_000);
   await ensureDatabase(adminUrl, options.database);
@@ -98,6 +100,29 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
     if (!rowCount) await client.query(`create database ${client.escapeIdentifier(database)}`);
   } finally {
     await client.end();
+  }
+}
+
+/** The URL of `database` on an embedded server of ours at `port` (our user and password). */
+export function embeddedPostgresUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/**
+ * The data directory of the PostgreSQL at `port`, asked with our credentials;
+ * null when it does not let us in (then it is not ours either).
+ */
+export async function postgresDataDirectory(port: number): Promise<string | null> {
+  const client = new pg.Client({ connectionString: embeddedPostgresUrl(port, 'postgres'), connectionTimeoutMillis: 2_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ data_directory: string }>('show data_directory');
+    return rows[0]?.data_directory ?? null;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
   }
 }
 

@@ -65,6 +65,8 @@ export async function startTemporalDevServer(options: {
    */
   sqlitePragmas?: string[];
   logFile: string;
+  /** In its own process group: a terminal's Ctrl-C does not reach it; its starter stops it. */
+  detached?: boolean;
 }): Promise<TemporalDevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
   if (options.uiPort === null) args.push('--headless');
@@ -77,7 +79,7 @@ export async function startTemporalDevServer(options: {
   for (const [name, type] of Object.entries(RESEARCH_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   for (const [name, value] of Object.entries(DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${name}=${value}`);
 
-  const server = startProcess('temporal', options.binary, args, { logFile: options.logFile });
+  const server = startProcess('temporal', options.binary, args, { logFile: options.logFile, detached: options.detached ?? false });
   const address = `127.0.0.1:${options.port}`;
   await waitFor('Temporal dev server', () => temporalIsServing(address), 90_000);
   return { address, uiUrl: options.uiPort === null ? null : `http://127.0.0.1:${options.uiPort}`, process: server };

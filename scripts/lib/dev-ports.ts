@@ -1,0 +1,40 @@
+// Every port `npm run dev` uses, each moved by its own variable (.env.example
+// lists them), so that two checkouts can run side by side.
+import { z } from 'zod';
+import { envVar, parseEnv, type Env } from '../../lib/env.ts';
+import { SANDBOXES } from './sandboxes.ts';
+
+export const CORE_PORTS = {
+  api: { variable: 'PORT', defaultPort: 3000 },
+  postgres: { variable: 'DEV_POSTGRES_PORT', defaultPort: 54329 },
+  temporal: { variable: 'DEV_TEMPORAL_PORT', defaultPort: 7233 },
+  temporalUi: { variable: 'DEV_TEMPORAL_UI_PORT', defaultPort: 8233 },
+} as const;
+
+export interface DevPorts {
+  api: number;
+  postgres: number;
+  temporal: number;
+  temporalUi: number;
+  /** Sandbox ports by their key (scripts/lib/sandboxes.ts). */
+  sandboxes: Record<string, number>;
+  /** The variable behind each port number, for messages. */
+  variableOf(port: number): string;
+}
+
+/** Reads the ports from the environment; a bad value is a ConfigError naming its variable. */
+export function readDevPorts(env: Env): DevPorts {
+  const entries = [...Object.values(CORE_PORTS), ...SANDBOXES.flatMap((sandbox) => sandbox.ports)];
+  const shape = Object.fromEntries(entries.map(({ variable, defaultPort }) => [variable, envVar.int({ min: 1, max: 65535 }).default(defaultPort)]));
+  const values = parseEnv(z.object(shape), env) as Record<string, number>;
+  const sandboxes = Object.fromEntries(SANDBOXES.flatMap((sandbox) => sandbox.ports.map(({ key, variable }) => [key, values[variable]])));
+  const byPort = new Map(entries.map(({ variable }) => [values[variable], variable]));
+  return {
+    api: values[CORE_PORTS.api.variable],
+    postgres: values[CORE_PORTS.postgres.variable],
+    temporal: values[CORE_PORTS.temporal.variable],
+    temporalUi: values[CORE_PORTS.temporalUi.variable],
+    sandboxes,
+    variableOf: (port) => byPort.get(port) ?? 'its variable',
+  };
+}

@@ -1,0 +1,88 @@
+// The local stand-ins `npm run dev` (and the throwaway stacks of bench, fuzz
+// and chaos) start, one entry each. Adding a stand-in is one entry here: its
+// entry point, its port(s) with the variable that sets each, how to tell it
+// answers, when the environment asks for the real service instead, and what
+// the API and the worker are told about it. The variables belong in
+// .env.example too.
+import { withoutBlanks, type Env } from '../../lib/env.ts';
+
+export interface SandboxPort {
+  /** The key callers use in `ports` (scripts/lib/local-services.ts). */
+  key: string;
+  /** The variable that moves it (read by scripts/lib/dev-ports.ts). */
+  variable: string;
+  defaultPort: number;
+}
+
+/** What a stand-in may need to know besides its ports. */
+export interface SandboxContext {
+  /** The environment, blank values removed. */
+  env: Env;
+  /** The API's base URL when the caller runs one on a known port (`npm run dev`), else null. */
+  apiUrl: string | null;
+}
+
+export interface SandboxSpec {
+  /** Process name, log file name (.data/logs/<name>.log) and pid file name. */
+  name: string;
+  /** Entry point, relative to the checkout's root. */
+  entry: string;
+  /** Its ports; the first is the HTTP port that `probePath` is asked on. */
+  ports: [SandboxPort, ...SandboxPort[]];
+  /** Answers 200 once the stand-in serves (its JSON inspection endpoint). */
+  probePath: string;
+  /** False when the environment configures the real service (or another stand-in) instead. */
+  isWanted(context: SandboxContext): boolean;
+  /** The child's own variables, given its ports by key. */
+  childEnv(ports: Record<string, number>, context: SandboxContext): Record<string, string>;
+  /** What the API and the worker are told, given its base URL and ports. */
+  appEnv(url: string, ports: Record<string, number>, context: SandboxContext): Record<string, string>;
+}
+
+export const SANDBOXES: SandboxSpec[] = [
+  {
+    name: 'provider-world',
+    entry: 'sandbox/provider-world/main.ts',
+    ports: [{ key: 'providerWorld', variable: 'SANDBOX_PROVIDER_PORT', defaultPort: 4010 }],
+    probePath: '/__admin/calls',
+    isWanted: ({ env }) => !env.PDL_API_KEY && !env.APOLLO_API_KEY && !env.PROVIDER_SANDBOX_URL,
+    childEnv: (ports) => ({ PORT: String(ports.providerWorld), SANDBOX_PROVIDER_PORT: String(ports.providerWorld) }),
+    appEnv: (url) => ({ PROVIDER_SANDBOX_URL: url }),
+  },
+  {
+    name: 'model-sandbox',
+    entry: 'sandbox/model/main.ts',
+    ports: [{ key: 'modelSandbox', variable: 'SANDBOX_MODEL_PORT', defaultPort: 4110 }],
+    probePath: '/__admin/calls',
+    isWanted: ({ env }) => !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL && !env.AI_SANDBOX_URL,
+    childEnv: (ports) => ({ PORT: String(ports.modelSandbox), SANDBOX_MODEL_PORT: String(ports.modelSandbox) }),
+    appEnv: (url) => ({ AI_SANDBOX_URL: `${url}/v1` }),
+  },
+  {
+    // Posts its signed events to the API's webhook, so only where the API's address is known.
+    name: 'stripe-sandbox',
+    entry: 'sandbox/stripe/main.ts',
+    ports: [{ key: 'stripe', variable: 'SANDBOX_STRIPE_PORT', defaultPort: 4210 }],
+    probePath: '/__admin/calls',
+    isWanted: ({ env, apiUrl }) => !env.STRIPE_SECRET_KEY && apiUrl !== null,
+    childEnv: (ports, { env, apiUrl }) => ({
+      PORT: String(ports.stripe),
+      STRIPE_WEBHOOK_URL: `${apiUrl}/webhooks/stripe`,
+      STRIPE_WEBHOOK_SECRET: stripeWebhookSecret(env),
+    }),
+    // A local signing secret: the stand-in signs with it, the API verifies with it.
+    appEnv: (url, _ports, { env }) => ({
+      STRIPE_API_BASE: url,
+      STRIPE_SECRET_KEY: 'sk_test_local_stripe_sandbox',
+      STRIPE_WEBHOOK_SECRET: stripeWebhookSecret(env),
+    }),
+  },
+];
+
+const stripeWebhookSecret = (env: Env) => env.STRIPE_WEBHOOK_SECRET ?? 'whsec_local_stripe_sandbox';
+
+/** The stand-ins this environment needs (blank variables count as unset). */
+export function wantedSandboxes(env: Env, apiUrl: string | null): { sandbox: SandboxSpec; context: SandboxContext }[] {
+  const context = { env: withoutBlanks(env), apiUrl };
+  return SANDBOXES.filter((sandbox) => sandbox.isWanted(context)).map((sandbox) => ({ sandbox, context }));
+}
