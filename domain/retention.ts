@@ -23,8 +23,9 @@ export interface PurgeCounts {
   /** Research logs past 12 months: job rows and the Temporal histories the server still held. */
   researchJobs: number;
   researchHistories: number;
-  /** Error logs past 6 months: histories of failed jobs (the rows stay until their 12 months). */
+  /** Error logs past 6 months: histories of failed jobs (the rows stay until their 12 months), and the SMTP errors kept on sent or abandoned mail. */
   errorHistories: number;
+  mailErrors: number;
   /** Deleted accounts finished: rows of each kind, and the accounts made tombstones. */
   accountJobs: number;
   accountHistories: number;
@@ -40,6 +41,7 @@ export const PURGE_COUNT_NAMES = [
   'researchJobs',
   'researchHistories',
   'errorHistories',
+  'mailErrors',
   'accountJobs',
   'accountHistories',
   'prospects',

@@ -69,16 +69,25 @@ export async function purgeResearchLogs(em: EntityManager, eraser: HistoryEraser
  * Error logs: the error details of a failed job are in its Temporal history
  * (failures, messages, stack traces); the row keeps only the spec's public
  * `error` code, part of the research log and of the reply until the row goes.
+ * The application's other error records are the SMTP replies kept on
+ * outbox mail (`last_error`), counted from when the mail was sent or given up.
  */
 export async function purgeErrorLogs(em: EntityManager, eraser: HistoryEraser, now: Date, batchSize: number): Promise<PurgeBatch> {
   const cutoff = monthsBefore(now, ERROR_LOG_RETENTION_MONTHS);
-  const rows: Array<{ id: string }> = await em.execute(
+  const failedJobs: Array<{ id: string }> = await em.execute(
     `select id from research_job where status = 'failed' and history_deleted_at is null and completed_at < ? order by completed_at limit ?`,
     [cutoff, batchSize],
   );
-  if (rows.length === 0) return { deleted: { errorHistories: 0 }, hasMore: false };
-  const errorHistories = await eraseHistories(em, eraser, rows.map((row) => row.id), now);
-  return { deleted: { errorHistories }, hasMore: rows.length === batchSize };
+  const errorHistories = await eraseHistories(em, eraser, failedJobs.map((row) => row.id), now);
+  const mailErrors = await em.execute(
+    `update email_outbox set last_error = null
+      where id in (select id from email_outbox where last_error is not null and coalesce(sent_at, failed_at) < ? limit ?) returning id`,
+    [cutoff, batchSize],
+  );
+  return {
+    deleted: { errorHistories, mailErrors: mailErrors.length },
+    hasMore: failedJobs.length === batchSize || mailErrors.length === batchSize,
+  };
 }
 
 /** The tombstone's owner address: not personal, unique (the column is), and undeliverable (RFC 2606 `.invalid`). */
@@ -160,7 +169,7 @@ export async function purgeDeletedAccounts(
     // The owner's sign-in (better-auth's user: e-mail, name; its sessions and credentials cascade) goes too.
     await tx.execute('delete from auth_user where id = (select owner_user_id from account where id = ?)', [accountId]);
     await tx.execute(
-      `update account set owner_email = ?, deleted_at = ?, language = 'en', pending_plan = null where id = ?`,
+      `update account set owner_email = ?, deleted_at = ?, language = 'en', usage_alerts_enabled = true, pending_plan = null where id = ?`,
       [tombstoneEmail(accountId), now, accountId],
     );
     return true;

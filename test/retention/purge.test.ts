@@ -106,4 +106,32 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
     expect(await accountRowCounts(stack, accountId)).toMatchObject({ research_job: 0, credit_ledger_entry: 1, prospect: 1 });
     expect(await historyGone(stack, job.researchId)).toBe(true);
   }, 180_000);
+
+  it('clears the SMTP errors kept on mail sent or given up more than 6 months ago, not on mail still being tried', async () => {
+    const accountId = await stack.createAccount('free');
+    const now = stack.clock.now();
+    const mails = {
+      sentLongAgo: { createdAt: monthsAfter(now, -7), sentAt: monthsAfter(now, -7), failedAt: null },
+      givenUpLongAgo: { createdAt: monthsAfter(now, -9), sentAt: null, failedAt: monthsAfter(now, -8) },
+      sentRecently: { createdAt: monthsAfter(now, -5), sentAt: monthsAfter(now, -5), failedAt: null },
+      stillTried: { createdAt: monthsAfter(now, -8), sentAt: null, failedAt: null },
+    };
+    for (const [name, mail] of Object.entries(mails)) {
+      await rows(
+        stack,
+        `insert into email_outbox (account_id, dedupe_key, recipient, subject, text, html, created_at, next_attempt_at, sent_at, failed_at, attempts, last_error)
+         values (?, ?, 'owner@example.com', 'Usage', 'text', '<p>html</p>', ?, ?, ?, ?, 3, '550 5.1.1 mailbox unavailable')`,
+        [accountId, `${name}:${accountId}`, mail.createdAt, mail.createdAt, mail.sentAt, mail.failedAt],
+      );
+    }
+    const report = await runPurge(stack, { now: now.toISOString() });
+    expect(report.deleted.mailErrors).toBe(2);
+    const left = await rows(stack, 'select dedupe_key, last_error from email_outbox where account_id = ? order by dedupe_key', [accountId]);
+    expect(Object.fromEntries(left.map((mail) => [String(mail.dedupe_key).split(':')[0], mail.last_error]))).toEqual({
+      givenUpLongAgo: null,
+      sentLongAgo: null,
+      sentRecently: '550 5.1.1 mailbox unavailable',
+      stillTried: '550 5.1.1 mailbox unavailable',
+    });
+  });
 });
