@@ -134,7 +134,7 @@ export async function purgeDeletedAccounts(
   const companies: Array<{ id: number }> = await em.execute('select id from company where account_id = ? limit ?', [accountId, batchSize]);
   if (companies.length > 0) {
     const ids = companies.map((row) => row.id);
-    // One transaction: a company never outlives its decision makers' count.
+    // Decision makers would go with their company (cascade); deleted first, in the same transaction, to be counted.
     const deleted = await em.transactional(async (tx) => ({
       decisionMakers: (await tx.execute('delete from decision_maker where company_id in (?) returning id', [ids])).length,
       companies: (await tx.execute('delete from company where id in (?) returning id', [ids])).length,
@@ -155,7 +155,7 @@ export async function purgeDeletedAccounts(
   }
 
   const isTombstoned = await em.transactional(async (tx) => {
-    const [row]: Array<{ owner_email: string; deleted_at: Date | null; rows_left: string }> = await tx.execute(
+    const [row]: Array<{ owner_email: string; deleted_at: string | null; rows_left: string }> = await tx.execute(
       `select owner_email, deleted_at,
               (select count(*) from research_job where account_id = a.id) + (select count(*) from company where account_id = a.id)
               + (select count(*) from prospect where account_id = a.id) + (select count(*) from api_key where account_id = a.id)
