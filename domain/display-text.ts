@@ -31,12 +31,15 @@ function capitalise(word: string): string {
   return word.charAt(0).toLocaleUpperCase() + word.slice(1).toLocaleLowerCase();
 }
 
-function displayWord(word: string, isFirst: boolean, keepAcronyms: boolean): string {
+function displayWord(token: string, isFirst: boolean, keepAcronyms: boolean): string {
+  // Brackets and punctuation around a word keep their place: "(ceo)" → "(CEO)".
+  const [, before = '', word = '', after = ''] = /^([^\p{L}\p{N}]*)(.*?)([^\p{L}\p{N}&]*)$/u.exec(token) ?? [];
   const lower = word.toLocaleLowerCase();
-  if (keepAcronyms && ACRONYMS.has(lower.replace(/[.,;:]$/, ''))) return word.toLocaleUpperCase();
-  if (!isFirst && SMALL_WORDS.has(lower)) return lower;
+  if (keepAcronyms && ACRONYMS.has(lower)) return `${before}${word.toLocaleUpperCase()}${after}`;
+  if (!isFirst && SMALL_WORDS.has(lower)) return `${before}${lower}${after}`;
   // Hyphenated names capitalise every part: Rhine-Westphalia, Président-Directeur.
-  return word.split('-').map((part, index) => (index > 0 && SMALL_WORDS.has(part.toLocaleLowerCase()) ? part.toLocaleLowerCase() : capitalise(part))).join('-');
+  const parts = word.split('-').map((part, index) => (index > 0 && SMALL_WORDS.has(part.toLocaleLowerCase()) ? part.toLocaleLowerCase() : capitalise(part)));
+  return `${before}${parts.join('-')}${after}`;
 }
 
 function displayCase(text: string, keepAcronyms: boolean): string {

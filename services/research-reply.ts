@@ -3,6 +3,7 @@ import type { IDecisionMakerRow } from '../db/entities/decision-maker.ts';
 import type { IProspectRow } from '../db/entities/prospect.ts';
 import { ageInDays } from '../domain/cache-policy.ts';
 import { withoutProspect } from '../domain/decision-makers.ts';
+import { displayTitle } from '../domain/display-text.ts';
 import { classifyEmail } from '../domain/email-classification.ts';
 import { prospectReason } from '../domain/prospect-reason.ts';
 import type { NewsArticle, SocialPost } from '../domain/enrichment.ts';
@@ -42,7 +43,8 @@ function prospectData(row: IProspectRow, email: string): ResearchData['prospect'
     id: row.id,
     name: profile?.fullName ?? null,
     // Always English (DECISIONS.md): without the AI step's translation there is no title to show.
-    title: insights?.titleEnglish ?? null,
+    // The model's spelling gets the same display case as every provider title (domain/display-text.ts).
+    title: displayTitle(insights?.titleEnglish),
     company: profile?.companyName ?? null,
     email,
     social_url: profile?.socialUrl ?? null,

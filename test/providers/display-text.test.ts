@@ -18,6 +18,8 @@ describe('displayTitle', () => {
     expect(displayTitle('directeur administratif et financier')).toBe('Directeur Administratif et Financier');
     expect(displayTitle('président-directeur général')).toBe('Président-Directeur Général');
     expect(displayTitle('leiter für vertrieb')).toBe('Leiter für Vertrieb');
+    expect(displayTitle('managing director (ceo)')).toBe('Managing Director (CEO)');
+    expect(displayTitle('head of r&d')).toBe('Head of R&D');
     expect(displayTitle(null)).toBeNull();
     expect(displayTitle('  ')).toBeNull();
   });
