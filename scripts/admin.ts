@@ -1,81 +1,151 @@
-// Operator commands (and the scripts' way in until the dashboard exists). Each
-// prints exactly one JSON object on stdout; errors go to stderr with exit 1.
-//
-//   account create --email E [--plan free|starter|growth|scale] [--language en|pl|de|fr|es|it|pt|nl]
-//   account plan   --account ID --plan P
-//   key create     --account ID [--product-name N --product-description D [--key-features "a,b"] [--target-customers "x,y"]]
-//   key create     --account ID --product-url URL   (product context read from the page by the AI; the flags above override fields)
-//   key revoke     --key-id ID
+// Operator commands. Each prints exactly one JSON value (an object, or an array
+// for the lists) on stdout; usage errors and failures go to stderr with exit 1.
+// `npm run --silent admin -- --help` lists the commands, `<command> --help` its flags.
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { initOrm } from '../db/orm.ts';
-import { isPlanName, type PlanName } from '../domain/plans.ts';
+import { Account } from '../db/entities/index.ts';
+import { isPlanName, PLAN_NAMES, type PlanName } from '../domain/plans.ts';
 import { LANGUAGES, type Language } from '../domain/languages.ts';
 import type { ProductContext } from '../domain/product-context.ts';
 import { createAiClient, createAiConfig, createPageFetcher, extractProductContext } from '../integrations/ai/index.ts';
 import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
-import { changePlan, createAccount } from '../services/accounts.ts';
+import { ConfigError, exitOnConfigError, loadDotEnv } from '../lib/env.ts';
+import { changePlan, createAccount, creditStatement } from '../services/accounts.ts';
 import { createApiKey, revokeApiKey } from '../services/api-keys.ts';
-import { postgresIsServing, startEmbeddedPostgres } from './lib/postgres-server.ts';
+import { listKeys } from '../services/dashboard-keys.ts';
+import { parseCommandLine, UsageError, type CommandSpec } from './lib/admin-cli.ts';
+import { readDevPorts } from './lib/dev-ports.ts';
+import { postgresDataDirectory, startEmbeddedPostgres } from './lib/postgres-server.ts';
 
-const DEV_DATABASE_URL = 'postgres://prospect:prospect@127.0.0.1:54329/prospect';
 const ROOT = join(import.meta.dirname, '..');
+const PROGRAM = 'npm run --silent admin --';
 
-class UsageError extends Error {}
-
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    email: { type: 'string' },
-    plan: { type: 'string' },
-    language: { type: 'string' },
-    account: { type: 'string' },
-    'key-id': { type: 'string' },
-    'product-name': { type: 'string' },
-    'product-description': { type: 'string' },
-    'key-features': { type: 'string' },
-    'target-customers': { type: 'string' },
-    'product-url': { type: 'string' },
+const str = { type: 'string' } as const;
+const COMMANDS: CommandSpec[] = [
+  {
+    name: 'account create',
+    summary: 'Create an account; prints its id.',
+    synopsis: '--email E [--plan P] [--language L]',
+    details: ['--email E      the owner\'s e-mail address', `--plan P       ${PLAN_NAMES.join(' | ')} (default free)`, `--language L   ${LANGUAGES.join(' | ')} (default en)`],
+    flags: { email: str, plan: str, language: str },
   },
-});
+  {
+    name: 'account list',
+    summary: 'Every account: id, owner, plan, language, credits this cycle.',
+    synopsis: '',
+    details: [],
+    flags: {},
+  },
+  {
+    name: 'account show',
+    summary: "One account: plan, billing cycle, credits and the AI's output language.",
+    synopsis: '--account ID',
+    details: ['--account ID   the account id'],
+    flags: { account: str },
+  },
+  {
+    name: 'account plan',
+    summary: 'Change the plan: an upgrade applies at once (credits prorated), a downgrade at the next cycle.',
+    synopsis: '--account ID --plan P',
+    details: ['--account ID   the account id', `--plan P       ${PLAN_NAMES.join(' | ')}`],
+    flags: { account: str, plan: str },
+  },
+  {
+    name: 'account language',
+    summary: 'Set the language of the AI-written texts of future jobs.',
+    synopsis: '--account ID --language L',
+    details: ['--account ID   the account id', `--language L   ${LANGUAGES.join(' | ')}`],
+    flags: { account: str, language: str },
+  },
+  {
+    name: 'key create',
+    summary: 'Create an API key (shown once), with a product context from flags or read from a product page.',
+    synopsis: '--account ID [--product-name N --product-description D [--key-features "a,b"] [--target-customers "x,y"]] [--product-url URL]',
+    details: [
+      '--account ID                 the account id',
+      '--product-name N             product context: name (with --product-description)',
+      '--product-description D      product context: description',
+      '--key-features "a,b"         product context: key features, comma-separated',
+      '--target-customers "x,y"     product context: target customers, comma-separated',
+      '--product-url URL            draft the product context from this page (the AI); the flags above override fields',
+      'Without product flags the key has no product context (POST /research then answers api_key_has_no_product).',
+    ],
+    flags: { account: str, 'product-name': str, 'product-description': str, 'key-features': str, 'target-customers': str, 'product-url': str },
+  },
+  {
+    name: 'key list',
+    summary: "An account's keys: prefix, product, created, last used, revoked, credits this cycle.",
+    synopsis: '--account ID',
+    details: ['--account ID   the account id'],
+    flags: { account: str },
+  },
+  {
+    name: 'key revoke',
+    summary: 'Revoke a key at once.',
+    synopsis: '--key-id ID',
+    details: ['--key-id ID    the key id (from key create or key list)'],
+    flags: { 'key-id': str },
+  },
+];
 
-function required(name: keyof typeof values): string {
+type Values = Record<string, string | undefined>;
+
+function required(values: Values, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || !value.trim()) throw new UsageError(`--${name} is required`);
   return value.trim();
 }
 
-function id(name: 'account' | 'key-id'): number {
-  const value = Number(required(name));
+function id(values: Values, name: 'account' | 'key-id'): number {
+  const value = Number(required(values, name));
   if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${name} must be a positive integer`);
   return value;
 }
 
-function plan(fallback?: PlanName): PlanName {
+function plan(values: Values, fallback?: PlanName): PlanName {
   const value = values.plan ?? fallback;
-  if (!value || !isPlanName(value)) throw new UsageError('--plan must be one of free, starter, growth, scale');
+  if (!value || !isPlanName(value)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
+  return value;
+}
+
+function language(values: Values, fallback?: Language): Language {
+  const value = (values.language ?? fallback) as Language | undefined;
+  if (!value || !LANGUAGES.includes(value)) throw new UsageError(`--language must be one of ${LANGUAGES.join(', ')}`);
   return value;
 }
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 
-/** The dev database, started on the spot when `npm run dev` is not running. */
+/** The dev database (its port from DEV_POSTGRES_PORT), started on the spot when `npm run dev` is not running. */
 async function databaseUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
-  if (await postgresIsServing(DEV_DATABASE_URL)) return { url: DEV_DATABASE_URL, stop: async () => {} };
-  const server = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'postgres'), port: 54329, database: 'prospect' });
+  if (process.env.DATABASE_URL?.trim()) return { url: process.env.DATABASE_URL, stop: async () => {} };
+  const { postgres: port } = readDevPorts(process.env);
+  const dataDir = join(ROOT, '.data', 'postgres');
+  const served = await postgresDataDirectory(port);
+  if (served !== null && !isSameDirectory(served, dataDir)) throw new UsageError(`port ${port} serves another checkout's PostgreSQL (${served}); set DEV_POSTGRES_PORT or DATABASE_URL`);
+  const server = await startEmbeddedPostgres({ dataDir, port, database: 'prospect' });
   return { url: server.url, stop: () => server.stop() };
+}
+
+function isSameDirectory(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Issue 4 §7: the product context drafted from the product's page, as the
- * dashboard will do it. The page is fetched with the SSRF guards of technology
+ * dashboard does it. The page is fetched with the SSRF guards of technology
  * detection; loopback and private addresses are reachable only while the model
  * sandbox stands in for the AI (it serves the sample product pages locally).
  */
-async function productFromUrl(url: string): Promise<ProductContext> {
-  const logger = pino({ name: 'admin', level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+async function productFromUrl(url: string, values: Values): Promise<ProductContext> {
+  const logger = pino({ name: 'admin', level: process.env.LOG_LEVEL || 'warn' }, pino.destination(2));
   const config = createAiConfig(process.env);
   const context = await extractProductContext(url, {
     fetchPage: createPageFetcher({ allowPrivateNetworks: config.source === 'sandbox' }),
@@ -92,55 +162,109 @@ async function productFromUrl(url: string): Promise<ProductContext> {
   };
 }
 
-function productFromFlags(): ProductContext | null {
+function productFromFlags(values: Values): ProductContext | null {
   const hasProduct = values['product-name'] !== undefined || values['product-description'] !== undefined;
   if (!hasProduct) return null;
   return {
-    name: required('product-name'),
-    description: required('product-description'),
+    name: required(values, 'product-name'),
+    description: required(values, 'product-description'),
     keyFeatures: list(values['key-features']),
     targetCustomers: list(values['target-customers']),
     productUrl: null,
   };
 }
 
-async function run(): Promise<unknown> {
-  const command = positionals.join(' ');
-  if (!['account create', 'account plan', 'key create', 'key revoke'].includes(command)) {
-    throw new UsageError(`unknown command "${command}"; use: account create | account plan | key create | key revoke`);
+async function findAccount(em: EntityManager, accountId: number) {
+  const account = await em.findOne(Account, accountId);
+  if (!account) throw new UsageError(`no account with id ${accountId}`);
+  return account;
+}
+
+async function accountDetails(em: EntityManager, accountId: number) {
+  const account = await findAccount(em, accountId);
+  return { ...creditStatement(account), owner_email: account.ownerEmail, language: account.language, created_at: account.createdAt.toISOString() };
+}
+
+async function run(name: string, values: Values, em: EntityManager, productContext: ProductContext | null): Promise<unknown> {
+  const now = new Date();
+  switch (name) {
+    case 'account create': {
+      const email = normaliseEmail(required(values, 'email'));
+      if (!isValidEmail(email)) throw new UsageError('--email is not a valid e-mail address');
+      const account = await createAccount(em, { ownerEmail: email, plan: plan(values, 'free'), language: language(values, 'en') }, now);
+      return { account_id: account.id };
+    }
+    case 'account list': {
+      const accounts = await em.find(Account, {}, { orderBy: { id: 'asc' } });
+      return accounts.map((account) => ({
+        account_id: account.id,
+        owner_email: account.ownerEmail,
+        plan: account.plan,
+        language: account.language,
+        credits_used: account.creditsUsed,
+        credit_limit: account.creditLimit,
+        created_at: account.createdAt.toISOString(),
+      }));
+    }
+    case 'account show':
+      return accountDetails(em, id(values, 'account'));
+    case 'account plan':
+      return changePlan(em, id(values, 'account'), plan(values), now);
+    case 'account language': {
+      const account = await findAccount(em, id(values, 'account'));
+      account.language = language(values);
+      await em.flush();
+      return accountDetails(em, account.id);
+    }
+    case 'key create': {
+      const created = await createApiKey(em, { accountId: id(values, 'account'), productContext });
+      const key = { key: created.key, key_id: created.keyId, product_id: created.productId };
+      if (!values['product-url'] || !productContext) return key;
+      const { name: productName, description, keyFeatures, targetCustomers, productUrl } = productContext;
+      return { ...key, product: { name: productName, description, key_features: keyFeatures, target_customers: targetCustomers, product_url: productUrl } };
+    }
+    case 'key list': {
+      const keys = await listKeys(em, await findAccount(em, id(values, 'account')));
+      return keys.map((key) => ({
+        key_id: key.id,
+        prefix: key.prefix,
+        product: key.product && { id: key.product.id, name: key.product.name },
+        created_at: key.createdAt,
+        last_used_at: key.lastUsedAt,
+        revoked_at: key.revokedAt,
+        credits_this_cycle: key.creditsThisCycle,
+      }));
+    }
+    case 'key revoke':
+      if (!(await revokeApiKey(em, id(values, 'key-id'), now))) throw new UsageError('no key with that id');
+      return { revoked: true };
+    default:
+      throw new UsageError(`unknown command "${name}"`);
   }
-  // Read the page before touching the database: a page that cannot be read creates no key.
-  const productUrl = command === 'key create' ? values['product-url']?.trim() : undefined;
+}
+
+async function main(): Promise<void> {
+  const parsed = parseCommandLine(COMMANDS, process.argv.slice(2), PROGRAM);
+  if (parsed.kind === 'help') {
+    process.stdout.write(`${parsed.text}\n`);
+    return;
+  }
+  const { command, values } = parsed;
+  // Checked before the database is touched (or started): a wrong flag creates nothing.
+  if ('account' in command.flags) id(values, 'account');
+  if ('key-id' in command.flags) id(values, 'key-id');
+  if (values.plan !== undefined || command.name === 'account plan') plan(values);
+  if (values.language !== undefined || command.name === 'account language') language(values);
+  if (command.name === 'account create' && !isValidEmail(normaliseEmail(required(values, 'email')))) throw new UsageError('--email is not a valid e-mail address');
+  // Read the page first, too: a page that cannot be read creates no key.
+  const productUrl = command.name === 'key create' ? values['product-url']?.trim() : undefined;
   if (productUrl === '') throw new UsageError('--product-url must not be empty');
-  if (command === 'key create') id('account');
-  const productContext = command === 'key create' ? (productUrl ? await productFromUrl(productUrl) : productFromFlags()) : null;
+  const productContext = command.name === 'key create' ? (productUrl ? await productFromUrl(productUrl, values) : productFromFlags(values)) : null;
+
   const database = await databaseUrl();
   const orm = await initOrm(database.url, { migrate: true, poolMax: 2 });
-  const em = orm.em.fork();
-  const now = new Date();
   try {
-    switch (command) {
-      case 'account create': {
-        const email = normaliseEmail(required('email'));
-        if (!isValidEmail(email)) throw new UsageError('--email is not a valid e-mail address');
-        const language = (values.language ?? 'en') as Language;
-        if (!LANGUAGES.includes(language)) throw new UsageError(`--language must be one of ${LANGUAGES.join(', ')}`);
-        const account = await createAccount(em, { ownerEmail: email, plan: plan('free'), language }, now);
-        return { account_id: account.id };
-      }
-      case 'account plan':
-        return await changePlan(em, id('account'), plan(), now);
-      case 'key create': {
-        const created = await createApiKey(em, { accountId: id('account'), productContext });
-        const key = { key: created.key, key_id: created.keyId, product_id: created.productId };
-        if (!productUrl || !productContext) return key;
-        const { name, description, keyFeatures, targetCustomers, productUrl: pageUrl } = productContext;
-        return { ...key, product: { name, description, key_features: keyFeatures, target_customers: targetCustomers, product_url: pageUrl } };
-      }
-      default:
-        if (!(await revokeApiKey(em, id('key-id'), now))) throw new UsageError('no key with that id');
-        return { revoked: true };
-    }
+    process.stdout.write(`${JSON.stringify(await run(command.name, values, orm.em.fork(), productContext))}\n`);
   } finally {
     await orm.close();
     await database.stop();
@@ -148,9 +272,11 @@ async function run(): Promise<unknown> {
 }
 
 try {
-  process.stdout.write(`${JSON.stringify(await run())}\n`);
+  loadDotEnv();
+  await main();
 } catch (error) {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`admin: ${error instanceof UsageError ? message : `failed: ${message}`}\n`);
+  if (error instanceof ConfigError) exitOnConfigError('admin', error);
+  const message = error instanceof UsageError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
+  process.stderr.write(`admin: ${message}\n`);
   process.exit(1);
 }
