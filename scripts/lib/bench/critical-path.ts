@@ -12,7 +12,7 @@ export const DEFAULT_PROVIDER_LATENCIES_MS: EndpointLatencies = {
   'apollo.people_match': 400,
   'pdl.company': 600,
   'apollo.organization_enrich': 500,
-  'apollo.people_search': 700,
+  'pdl.person_search': 700,
   'social.person_posts': 400,
   'social.company_posts': 300,
   'news.everything': 800,
@@ -35,13 +35,13 @@ export interface ProspectCalls {
 }
 
 const ROUTES: Array<[RegExp, EndpointName]> = [
+  [/\/pdl\/v5\/person\/search/, 'pdl.person_search'],
   [/\/pdl\/v5\/person\//, 'pdl.person'],
   [/\/pdl\/v5\/company\//, 'pdl.company'],
   [/\/apollo\/api\/v1\/people\/match/, 'apollo.people_match'],
   [/\/apollo\/api\/v1\/organizations\/enrich/, 'apollo.organization_enrich'],
-  [/\/apollo\/api\/v1\/mixed_people\/search/, 'apollo.people_search'],
-  [/\/social\/v1\/person-posts/, 'social.person_posts'],
-  [/\/social\/v1\/company-posts/, 'social.company_posts'],
+  [/\/social\/v1\/linkedin\/profiles/, 'social.person_posts'],
+  [/\/social\/v1\/linkedin\/companies\/posts/, 'social.company_posts'],
   [/\/news\/v2\/everything/, 'news.everything'],
 ];
 
