@@ -11,11 +11,12 @@ import type {
 
 /**
  * The provider port of the research pipeline: one method per enrichment part.
- * Implementations run a waterfall over real provider clients; a part that no
- * provider knows resolves to `{ value: null }`. Errors that retrying cannot fix
- * (bad credentials, exhausted quota) are logged and skipped to the next
- * provider; a lookup rejects only when every provider was unavailable, so the
- * activity layer can retry it.
+ * Implementations run a waterfall over real provider clients; a part that the
+ * providers documentedly do not know resolves to `{ value: null }`. A provider
+ * that could not answer (down, rate-limited past the budget, bad key, exhausted
+ * plan, refused request, reply without its documented collection) is logged
+ * and skipped; when no other provider found the part, the lookup rejects, so
+ * the part is unavailable this run and never cached as "not found".
  */
 export interface EnrichmentSources {
   findPerson(query: PersonQuery): Promise<Lookup<PersonProfile>>;
