@@ -44,7 +44,7 @@ async function eraseHistories(em: EntityManager, eraser: HistoryEraser, jobIds: 
   return erased;
 }
 
-type JobRef = { id: string; history_deleted_at: Date | null };
+type JobRef = { id: string; history_deleted_at: string | null };
 
 /** Histories first, then the rows: a cut between the two leaves rows whose history is already gone, which the next call finishes. */
 async function deleteJobs(em: EntityManager, eraser: HistoryEraser, jobs: JobRef[], now: Date): Promise<{ jobs: number; histories: number }> {
