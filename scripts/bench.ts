@@ -16,6 +16,7 @@
 //   --cache-jobs N --cache-concurrency N  cache-hit part (default 300 jobs, 1 in flight)
 //   --status-seconds N --status-connections N   status part (default 10 s, 64 connections)
 //   --memory-jobs N --memory-first N      memory part (default 5000 jobs, first reading after 500)
+//   --dashboard-jobs N                    jobs on the dashboard part's account (default 10000); 200 requests per call
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --keep                                keep the work directory (logs, data)
 // BENCH_CPU_PROF=1 runs the worker and the API with --cpu-prof (profiles in <work dir>/profiles; add --keep).
@@ -25,6 +26,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBenchStack } from './lib/bench/bench-stack.ts';
 import { measureCacheHits } from './lib/bench/cache-hit.ts';
+import { measureDashboard } from './lib/bench/dashboard.ts';
+import { buildDashboard } from './lib/dashboard-build.ts';
+import { startMailSandbox } from '../sandbox/mail/mail-sandbox.ts';
 import { candidateEmails, DEFAULT_MODEL_LATENCY_MS, DEFAULT_PROVIDER_LATENCIES_MS, type EndpointLatencies } from './lib/bench/critical-path.ts';
 import { measureMemory } from './lib/bench/memory.ts';
 import { measureOverhead } from './lib/bench/overhead.ts';
@@ -32,7 +36,7 @@ import { formatTable, formatTimeline, overheadChartSvg, TARGETS, type BenchResul
 import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { ROOT } from './lib/local-services.ts';
 
-const PARTS = ['overhead', 'cache', 'status', 'memory'] as const;
+const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard'] as const;
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -48,6 +52,7 @@ const { values: flags } = parseArgs({
     'status-connections': { type: 'string' },
     'memory-jobs': { type: 'string' },
     'memory-first': { type: 'string' },
+    'dashboard-jobs': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
@@ -75,10 +80,18 @@ const settings = {
   memoryJobs: number('memory-jobs', quick ? 1_000 : 5_000),
   memoryFirst: number('memory-first', quick ? 100 : 500),
   memoryConcurrency: 16,
+  dashboardJobs: number('dashboard-jobs', quick ? 2_000 : 10_000),
+  dashboardRequests: quick ? 50 : 200,
   temporalFsync: flags['temporal-fsync'],
 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+// The dashboard part signs up through the e-mailed link: the API's mail goes to an SMTP stand-in here.
+const mail = parts.has('dashboard') ? await startMailSandbox({ smtpPort: 0, httpPort: 0 }) : null;
+if (mail) {
+  await buildDashboard();
+  Object.assign(process.env, { SMTP_HOST: mail.host, SMTP_PORT: String(mail.smtpPort), DASHBOARD_MODE: 'dist' });
+}
 const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync });
 const results: BenchResults = {};
 try {
@@ -105,6 +118,9 @@ try {
   if (parts.has('status')) {
     log(`Status endpoint: ${settings.statusConnections} connections for ${settings.statusSeconds} s…`);
     results.status = await measureStatusEndpoint(stack, { email: cachedEmail, connections: settings.statusConnections, durationSeconds: settings.statusSeconds });
+  }
+  if (mail) {
+    results.dashboard = await measureDashboard(stack, mail, { jobs: settings.dashboardJobs, requests: settings.dashboardRequests, log });
   }
   if (parts.has('memory')) {
     log(`Memory: ${settings.memoryJobs} cache-hit jobs, ${settings.memoryConcurrency} in flight, first reading after ${settings.memoryFirst}…`);
@@ -133,15 +149,18 @@ try {
     results,
     table,
   };
-  writeFileSync(join(resultsDir, 'bench.json'), `${JSON.stringify(json, null, 2)}\n`);
+  // A partial run (--only) does not replace the last full run's figures.
+  const resultsFile = parts.size === PARTS.length ? 'bench.json' : `bench-${[...parts].sort().join('-')}.json`;
+  writeFileSync(join(resultsDir, resultsFile), `${JSON.stringify(json, null, 2)}\n`);
   if (results.overhead) {
     writeFileSync(join(resultsDir, 'overhead.svg'), overheadChartSvg(results, `${latencyNote}; ${measuredAt.slice(0, 16)}Z, load ${loadAverage[0]} on ${machine.cpus} cores`));
   }
-  log(`Wrote bench/results/bench.json${results.overhead ? ' and overhead.svg' : ''}`);
+  log(`Wrote bench/results/${resultsFile}${results.overhead ? ' and overhead.svg' : ''}`);
 } catch (error) {
   log(`failed: ${(error as Error).stack ?? error}`);
   log(`logs are in ${join(stack.workDir, 'logs')}`);
   process.exitCode = 1;
 } finally {
   await stack.stop(flags.keep || Boolean(process.exitCode));
+  await mail?.close();
 }

@@ -10,15 +10,17 @@ export async function usageOfCycle(em: EntityManager, account: IAccount): Promis
   const statement = creditStatement(account);
   const connection = em.getConnection();
   const [perDay, ledger] = await Promise.all([
+    // Summed per day and key first, labelled after: the labels' joins then run once per key and day, not per credit.
     connection.execute<Array<{ day: string; api_key_id: number | null; label: string | null; credits: number }>>(
-      `select to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD') as day, j.api_key_id,
-              coalesce(p.name || ' (' || k.display_prefix || '…)', k.display_prefix) as label, sum(l.used_delta)::int as credits
-       from credit_ledger_entry l
-       left join research_job j on j.id = l.research_id
-       left join api_key k on k.id = j.api_key_id
+      `select d.day, d.api_key_id, coalesce(p.name || ' (' || k.display_prefix || '…)', k.display_prefix) as label, d.credits
+       from (select to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD') as day, j.api_key_id, sum(l.used_delta)::int as credits
+             from credit_ledger_entry l
+             left join research_job j on j.id = l.research_id
+             where l.account_id = ? and l.cycle_start = ? and l.kind in ('consume', 'refund')
+             group by 1, 2) d
+       left join api_key k on k.id = d.api_key_id
        left join product_context p on p.id = k.product_id
-       where l.account_id = ? and l.cycle_start = ? and l.kind in ('consume', 'refund')
-       group by 1, 2, 3 order by 1`,
+       order by d.day`,
       [account.id, account.cycleStart],
     ),
     connection.execute<Array<Record<string, unknown>>>(

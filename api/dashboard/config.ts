@@ -1,24 +1,24 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ConfigError, envVar, parseEnv, type Env } from '../../lib/env.ts';
 
 export const DASHBOARD_MODES = ['dist', 'dev', 'off'] as const;
-
-// Blank values count as unset, so a copied `.env.example` never sets one to ''.
-const blankAsUnset = (value: unknown) => (value === '' ? undefined : value);
+export const DASHBOARD_ROOT = join(import.meta.dirname, '..', '..', 'dashboard');
+export const DASHBOARD_DIST = join(DASHBOARD_ROOT, 'dist');
 
 const ZDashboardEnv = z.object({
   /** The address users reach the app at; links in e-mails and the origin check use it. */
-  PUBLIC_URL: z.preprocess(blankAsUnset, z.url({ protocol: /^https?$/ }).optional()),
-  /** Signs session cookies; at least 32 characters. Only development runs without one. */
-  AUTH_SECRET: z.preprocess(blankAsUnset, z.string().min(32, 'AUTH_SECRET needs at least 32 characters').optional()),
+  PUBLIC_URL: envVar.url(['http', 'https']).optional(),
+  /** Signs session cookies. Only development runs without one. */
+  AUTH_SECRET: z.string().min(32).describe('at least 32 characters (e.g. `openssl rand -base64 48`)').optional(),
   /** Behind a proxy: the header it puts the client's address in (e.g. x-real-ip); unset reads the socket. */
-  AUTH_CLIENT_IP_HEADER: z.preprocess(blankAsUnset, z.string().regex(/^[a-z0-9-]+$/i).optional()),
+  AUTH_CLIENT_IP_HEADER: z.string().regex(/^[a-z0-9-]+$/i).describe('an HTTP header name, e.g. x-real-ip').optional(),
   /**
    * `dist` serves dashboard/dist (built by `npm run build`), `dev` runs Vite with hot reload, `off` serves no
    * pages (the JSON API stays). Unset: `dist` when it has been built, else `off`.
    */
-  DASHBOARD_MODE: z.preprocess(blankAsUnset, z.enum(DASHBOARD_MODES).optional()),
+  DASHBOARD_MODE: envVar.oneOf(DASHBOARD_MODES).optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -32,22 +32,17 @@ export interface DashboardConfig {
 const DEVELOPMENT_SECRET = 'development-only-secret-never-used-in-production';
 
 /** `listenUrl` is where the API listens; it is the public address unless PUBLIC_URL says otherwise. */
-export function loadDashboardConfig(env: NodeJS.ProcessEnv, listenUrl: string): DashboardConfig {
-  const parsed = ZDashboardEnv.safeParse(env);
-  if (!parsed.success) {
-    const problem = parsed.error.issues[0]!;
-    throw new Error(`Invalid configuration: ${problem.path.join('.')}: ${problem.message}`);
-  }
-  const e = parsed.data;
-  if (!e.AUTH_SECRET && e.NODE_ENV === 'production') throw new Error('Invalid configuration: AUTH_SECRET is required in production');
+export function loadDashboardConfig(env: Env, listenUrl: string): DashboardConfig {
+  const e = parseEnv(ZDashboardEnv, env);
+  if (!e.AUTH_SECRET && e.NODE_ENV === 'production') throw new ConfigError(['AUTH_SECRET is not set: expected at least 32 characters (required when NODE_ENV=production)']);
+  const mode = e.DASHBOARD_MODE ?? (isDashboardBuilt() ? 'dist' : 'off');
+  if (mode === 'dist' && !isDashboardBuilt()) throw new ConfigError(['DASHBOARD_MODE=dist but dashboard/dist is missing: run `npm run build`, or set DASHBOARD_MODE=dev']);
   return {
     publicUrl: (e.PUBLIC_URL ?? listenUrl).replace(/\/+$/, ''),
     authSecret: e.AUTH_SECRET ?? DEVELOPMENT_SECRET,
     clientIpHeader: e.AUTH_CLIENT_IP_HEADER?.toLowerCase() ?? null,
-    mode: e.DASHBOARD_MODE ?? (isDashboardBuilt() ? 'dist' : 'off'),
+    mode,
   };
 }
 
-export const DASHBOARD_ROOT = join(import.meta.dirname, '..', '..', 'dashboard');
-export const DASHBOARD_DIST = join(DASHBOARD_ROOT, 'dist');
 const isDashboardBuilt = () => existsSync(join(DASHBOARD_DIST, 'index.html'));

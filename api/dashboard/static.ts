@@ -18,9 +18,6 @@ const isPagePath = (path: string) => (path === '/app' || path.startsWith('/app/'
 export async function dashboardPages(config: DashboardConfig, server: Server): Promise<Middleware | null> {
   if (config.mode === 'off') return null;
   if (config.mode === 'dev') return viteMiddleware(server);
-  if (!existsSync(join(DASHBOARD_DIST, 'index.html'))) {
-    throw new Error('Invalid configuration: DASHBOARD_MODE=dist but dashboard/dist is missing; run `npm run build` (or set DASHBOARD_MODE=dev)');
-  }
   return async (ctx, next) => {
     if (!isPagePath(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     if (ctx.path === '/app') return ctx.redirect('/app/');

@@ -26,9 +26,12 @@ export class Migration20261123165000 extends Migration {
     this.addSql(`alter table "account" add column "owner_user_id" text null references "auth_user" ("id") on delete set null;`);
     this.addSql(`create unique index "account_owner_user_id_unique" on "account" ("owner_user_id") where "owner_user_id" is not null;`);
     this.addSql(`alter table "api_key" add column "last_used_at" timestamptz null;`);
+    // The Usage page and the key list sum a cycle's credits per key.
+    this.addSql(`create index "credit_ledger_entry_account_cycle_idx" on "credit_ledger_entry" ("account_id", "cycle_start") include ("research_id", "used_delta", "kind", "created_at");`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`drop index "credit_ledger_entry_account_cycle_idx";`);
     this.addSql(`alter table "api_key" drop column "last_used_at";`);
     this.addSql(`drop index "account_owner_user_id_unique";`);
     this.addSql(`alter table "account" drop column "owner_user_id";`);

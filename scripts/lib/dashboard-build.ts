@@ -7,7 +7,14 @@ const ROOT = join(DASHBOARD_ROOT, '..');
 /** Builds dashboard/dist with Vite (hashed, split, pre-compressed assets). */
 export async function buildDashboard(): Promise<void> {
   const { build } = await import('vite');
-  await build({ configFile: join(DASHBOARD_ROOT, 'vite.config.ts'), logLevel: 'warn' });
+  // Vite sets NODE_ENV=production in this process; processes started after the build must not inherit it.
+  const nodeEnv = process.env.NODE_ENV;
+  try {
+    await build({ configFile: join(DASHBOARD_ROOT, 'vite.config.ts'), logLevel: 'warn' });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
 }
 
 /** Builds only when a source of the dashboard (its own files or the shared domain/) is newer than the build. */

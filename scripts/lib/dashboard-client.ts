@@ -1,4 +1,7 @@
-import type { TestMailSandbox } from './mail-sandbox.ts';
+/** Where the e-mailed links arrive: the SMTP stand-in, read in-process. */
+export interface Inbox {
+  waitForMessage(to: string, matches?: (message: { subject: string; text: string }) => boolean): Promise<{ text: string }>;
+}
 
 export interface DashboardReply<T = any> {
   status: number;
@@ -8,7 +11,7 @@ export interface DashboardReply<T = any> {
 
 /**
  * The dashboard's JSON API as a browser calls it: same origin, a cookie jar,
- * JSON bodies. For server-side tests; the browser tests drive the real pages.
+ * JSON bodies. For server-side tests and the bench; the browser tests drive the real pages.
  */
 export class DashboardClient {
   private readonly cookies = new Map<string, string>();
@@ -57,7 +60,7 @@ export class DashboardClient {
   put = <T = any>(path: string, body: unknown) => this.call<T>('PUT', path, body);
 
   /** Signs up, opens the e-mailed verification link (which signs in), and returns the signed-in client. */
-  async signUpAndVerify(mail: TestMailSandbox, email: string, password = 'correct horse battery'): Promise<this> {
+  async signUpAndVerify(mail: Inbox, email: string, password = 'correct horse battery'): Promise<this> {
     const signUp = await this.post('/app/api/auth/sign-up/email', { email, password, name: email, callbackURL: '/app/verified' });
     if (signUp.status !== 200) throw new Error(`sign-up failed: ${signUp.status} ${JSON.stringify(signUp.body)}`);
     const message = await mail.waitForMessage(email, (m) => /verify/i.test(m.subject));

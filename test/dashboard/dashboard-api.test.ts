@@ -6,7 +6,7 @@ import { loadDashboardConfig } from '../../api/dashboard/config.ts';
 import { createMailer } from '../../integrations/mail/mailer.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createAccount } from '../../services/accounts.ts';
-import { DashboardClient, linkIn } from '../helpers/dashboard-client.ts';
+import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

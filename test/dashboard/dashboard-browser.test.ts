@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt, launchBrowser, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
-import { DashboardClient, linkIn } from '../helpers/dashboard-client.ts';
+import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { requestsAbout } from '../insights/insight-helpers.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -1,4 +1,5 @@
 import type { CacheHitResult } from './cache-hit.ts';
+import type { DashboardResult } from './dashboard.ts';
 import type { MemoryResult } from './memory.ts';
 import type { OverheadLevel } from './overhead.ts';
 import type { StatusResult } from './status-endpoint.ts';
@@ -11,6 +12,8 @@ export const TARGETS = {
   statusRequestsPerSecond: 3_000,
   statusP99Ms: 25,
   memoryGrowthPercent: 15,
+  signInScriptKiB: 250,
+  dashboardCallP95Ms: 50,
 };
 
 export interface BenchResults {
@@ -18,6 +21,7 @@ export interface BenchResults {
   cacheHits?: CacheHitResult;
   status?: StatusResult;
   memory?: MemoryResult;
+  dashboard?: DashboardResult;
 }
 
 const verdict = (isMet: boolean) => (isMet ? 'met' : 'MISSED');
@@ -57,6 +61,21 @@ export function formatTable(results: BenchResults): string {
         `${name} RSS after ${jobsAtFirstReading} → ${jobsAtLastReading} jobs`,
         `${reading.first.toFixed(0)} → ${reading.last.toFixed(0)} MiB (${reading.growthPercent >= 0 ? '+' : ''}${reading.growthPercent}%)`,
         `within ${TARGETS.memoryGrowthPercent} %: ${verdict(Math.abs(reading.growthPercent) <= TARGETS.memoryGrowthPercent)}`,
+      ]);
+    }
+  }
+  if (results.dashboard) {
+    const { signInScript, calls, jobsSeeded } = results.dashboard;
+    rows.push([
+      `dashboard sign-in page, JavaScript of a first visit (${signInScript.files} files)`,
+      `${signInScript.compressedKiB} KiB compressed (${signInScript.decodedKiB} KiB as run)`,
+      `≤ ${TARGETS.signInScriptKiB} KiB: ${verdict(signInScript.compressedKiB <= TARGETS.signInScriptKiB)}`,
+    ]);
+    for (const call of calls) {
+      rows.push([
+        `dashboard GET ${call.call.replace('/app/api', '')}, ${jobsSeeded} jobs (${call.requests} requests)`,
+        `p50 ${call.p50Ms} ms  p95 ${call.p95Ms} ms`,
+        `p95 ≤ ${TARGETS.dashboardCallP95Ms} ms: ${verdict(call.p95Ms <= TARGETS.dashboardCallP95Ms)}`,
       ]);
     }
   }
