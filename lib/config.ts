@@ -18,8 +18,11 @@ const ZEnv = z.object({
   RESEARCH_SWEEP_INTERVAL_MS: envVar.int({ min: 1_000 }).default(SWEEP_INTERVAL_MS),
   LOG_LEVEL: envVar.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: envVar.int({ min: 1 }).default(20),
-  /** The worker's /metrics and /healthz listener; 0 picks a free port, `off` serves none. */
-  WORKER_METRICS_PORT: z.union([z.literal('off'), envVar.port()]).describe('a port from 0 to 65535, or off').default(9464),
+  /**
+   * The worker's /metrics and /healthz listener, `off` (the default) serves none;
+   * `npm run dev` sets 9464. Set it wherever Prometheus scrapes the worker.
+   */
+  WORKER_METRICS_PORT: z.union([z.literal('off'), envVar.int({ min: 1, max: 65535 })]).describe('a port from 1 to 65535, or off').default('off'),
   WORKER_METRICS_HOST: envVar.text().default('127.0.0.1'),
   /** When set, the API's /metrics answers only `Authorization: Bearer <this>` (its port is public). */
   METRICS_BEARER_TOKEN: envVar.text().optional(),

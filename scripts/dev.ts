@@ -13,11 +13,14 @@ import { ROOT, startLocalServices, type LocalServices } from './lib/local-servic
 import { ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
 
 const log = (line: string) => process.stderr.write(`[dev] ${line}\n`);
+const DEV_WORKER_METRICS_PORT = 9464;
 
 let ports: DevPorts;
 let config: Config;
 try {
   loadDotEnv();
+  // The worker serves /metrics only where a port is set; here, by default.
+  if (!process.env.WORKER_METRICS_PORT?.trim()) process.env.WORKER_METRICS_PORT = String(DEV_WORKER_METRICS_PORT);
   ports = readDevPorts(process.env);
   config = checkAppConfiguration(process.env, `http://127.0.0.1:${ports.api}`);
 } catch (error) {
