@@ -6,6 +6,7 @@ import type { KeyAndJobStatusReader } from '../services/job-status.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { KeyLastUse } from '../services/key-last-use.ts';
+import type { Billing } from '../services/billing.ts';
 
 export interface ApiDeps {
   orm: Orm;
@@ -21,6 +22,8 @@ export interface ApiDeps {
   keyLastUse: KeyLastUse;
   /** The address users reach the app at (PUBLIC_URL): the base of links in e-mails, never taken from a request's Host. */
   publicUrl: string;
+  /** Stripe, or null where payments are not configured; read once from the environment at start-up. */
+  billing: Billing;
 }
 
 /** Koa state of every request: a request-scoped EntityManager (STYLE.md habit 8). */

@@ -54,6 +54,7 @@ export async function bootstrapApi(
   const url = `http://${config.host}:${port}`;
   const dashboardConfig = loadDashboardConfig(env, url);
   const mailer = createMailer(loadMailConfig(env));
+  const billing = billingFromEnv(env);
   const dashboard = createDashboard({
     orm,
     databaseUrl: config.databaseUrl,
@@ -63,11 +64,11 @@ export async function bootstrapApi(
     logger,
     clock,
     draftProductContext: createProductContextDrafter(env, logger),
-    billing: billingFromEnv(env),
+    billing,
   });
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   server.on('request', app.callback());
   logger.info({ url }, 'API listening');
   return {

@@ -2,9 +2,6 @@ import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import Stripe from 'stripe';
 import { AppError } from '../../domain/errors.ts';
-import type { Env } from '../../lib/env.ts';
-import { billingFromEnv } from '../../integrations/stripe/index.ts';
-import type { StripeBilling } from '../../integrations/stripe/stripe-billing.ts';
 import { applyStripeEvent, type PaymentFailedNotifier } from '../../services/billing-sync.ts';
 import { paymentFailedNotifier } from '../../services/billing-mail.ts';
 import { nudgeMailOutbox } from '../../services/mail-outbox.ts';
@@ -15,9 +12,7 @@ export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';
 const MAX_EVENT_BYTES = 1024 * 1024;
 
 export interface StripeWebhookOptions {
-  billing?: StripeBilling | null;
   notifyPaymentFailed?: PaymentFailedNotifier;
-  env?: Env;
 }
 
 /**
@@ -28,8 +23,7 @@ export interface StripeWebhookOptions {
  * error while applying: 500, and Stripe delivers the event again.
  */
 export function stripeWebhookRoutes(deps: ApiDeps, options: StripeWebhookOptions = {}): Middleware<RequestState> {
-  const billing = options.billing !== undefined ? options.billing : billingFromEnv(options.env ?? process.env);
-  const env = options.env ?? process.env;
+  const { billing } = deps;
   return async (ctx, next) => {
     if (ctx.path !== STRIPE_WEBHOOK_PATH) return next();
     if (ctx.method !== 'POST') {
@@ -54,8 +48,8 @@ export function stripeWebhookRoutes(deps: ApiDeps, options: StripeWebhookOptions
       }
       throw new AppError('invalid_request', 'The event is not valid JSON.');
     }
-    // The mail links to the dashboard: its public address, else the one Stripe reached us at.
-    const notify = options.notifyPaymentFailed ?? paymentFailedNotifier(env.PUBLIC_URL || ctx.origin);
+    // The mail links to the dashboard at its public address (never the Host a request names).
+    const notify = options.notifyPaymentFailed ?? paymentFailedNotifier(deps.publicUrl);
     const result = await applyStripeEvent(ctx.state.em, billing, event, notify);
     if (result.outcome === 'applied' && event.type === 'invoice.payment_failed' && event.data.object.billing_reason === 'subscription_cycle') {
       void nudgeMailOutbox(deps.temporal, deps.config.temporal.taskQueue, deps.logger);

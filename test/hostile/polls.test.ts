@@ -103,7 +103,7 @@ describe('unknown ids and ids of another account', () => {
       orm,
       statusReader: new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(1024 * 1024)),
       jobEnds: new JobEndNotifications(stack.config.databaseUrl, logger), // not started: these tests send no ?wait
-      temporal: stack.temporal, config: stack.config, logger, clock: () => new Date(), keyLastUse: new KeyLastUse(() => new Date()), publicUrl: 'http://127.0.0.1:3000' });
+      temporal: stack.temporal, config: stack.config, logger, clock: () => new Date(), keyLastUse: new KeyLastUse(() => new Date()), publicUrl: 'http://127.0.0.1:3000', billing: null });
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     api = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, orm, statusPool };
