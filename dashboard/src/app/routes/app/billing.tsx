@@ -1,5 +1,5 @@
 import { Alert, Button, Card, Group, Stack, Text } from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import type { PlanOption } from '../../../../../domain/dashboard-replies.ts';
 import type { PlanName } from '../../../../../domain/plans.ts';
@@ -21,12 +21,11 @@ export default function BillingPage() {
   const [portalError, setPortalError] = useState<Error | null>(null);
   const billing = useBilling(awaitedFrom !== null || checkout === 'success');
   const revoke = useRevokePendingChange();
-  const planOnArrival = useRef<PlanName | null>(null);
 
   useEffect(() => {
     if (!billing.data) return;
-    planOnArrival.current ??= billing.data.plan;
-    const startedOn = awaitedFrom ?? (checkout === 'success' ? planOnArrival.current : null);
+    // Checkout is how a Free account pays: back from it, any paid plan is the confirmed payment.
+    const startedOn = awaitedFrom ?? (checkout === 'success' ? 'free' : null);
     if (startedOn !== null && billing.data.plan !== startedOn) {
       setNotice(`Payment confirmed: you are on the ${planLabel(billing.data.plan)} plan with ${billing.data.credits.limit} credits this cycle.`);
       setAwaitedFrom(null);

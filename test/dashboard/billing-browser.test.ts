@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Account } from '../../db/entities/index.ts';
+import { startStripeSandbox, type StripeSandbox } from '../../sandbox/stripe/server.ts';
+import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
+import { ensureDashboardBuilt, launchBrowser, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+
+// Issue 13: a person pays on the Stripe stand-in's hosted page and the plan
+// changes through the verified webhook; a downgrade waits for the cycle's end.
+let stack: TestStack;
+let stripe: StripeSandbox;
+let mail: TestMailSandbox;
+let browser: Browser;
+const PASSWORD = 'a long enough passphrase';
+
+beforeAll(async () => {
+  await ensureDashboardBuilt();
+  const webhookSecret = `whsec_test_${randomBytes(12).toString('hex')}`;
+  stripe = await startStripeSandbox({ port: 0, webhookSecret, retryDelaysMs: [100, 300, 1_000] });
+  mail = await startTestMailSandbox();
+  stack = await startTestStack({
+    withWorker: false,
+    apiEnv: {
+      ...mail.env,
+      DASHBOARD_MODE: 'dist',
+      AUTH_CLIENT_IP_HEADER: 'x-real-ip',
+      STRIPE_SECRET_KEY: 'sk_test_dashboard_billing',
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
+      STRIPE_API_BASE: stripe.url,
+    },
+  });
+  stripe.webhooks.settings.url = `${stack.apiUrl}/webhooks/stripe`;
+  browser = await launchBrowser();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await stripe?.close();
+  await mail?.close();
+});
+
+describe('billing in Chromium', () => {
+  it('Free → Growth through Checkout, then a downgrade shown as pending and applied at the cycle end', async () => {
+    const email = `payer-${Date.now()}@example.com`;
+    const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
+    const accountId = (await client.get('/app/api/me')).body.accountId as number;
+    const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto('/app/sign-in');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Billing' }).click();
+    const plans = page.getByRole('table', { name: 'Plans' });
+    await plans.getByRole('columnheader', { name: 'Free (current)' }).waitFor();
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
+    await screenshotForReadme(page, 'billing');
+
+    // A cancelled Checkout changes nothing.
+    await plans.getByRole('button', { name: 'Upgrade to Growth' }).click();
+    await page.getByRole('dialog', { name: 'Upgrade to Growth' }).getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('status').filter({ hasText: 'Checkout was cancelled' }).waitFor();
+    expect((await stack.orm.em.fork().findOneOrFail(Account, accountId)).plan).toBe('free');
+
+    await plans.getByRole('button', { name: 'Upgrade to Growth' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Upgrade to Growth' });
+    await dialog.getByText('$149.00').waitFor();
+    await dialog.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.getByRole('status').filter({ hasText: 'Payment confirmed: you are on the Growth plan' }).waitFor({ timeout: 30_000 });
+    const upgraded = await stack.orm.em.fork().findOneOrFail(Account, accountId);
+    expect(upgraded.plan).toBe('growth');
+    // The new plan's credits plus the 3 unused Free credits (DECISIONS.md "Plans"; Checkout starts a new cycle).
+    expect(upgraded.creditLimit).toBe(203);
+
+    await plans.getByRole('button', { name: 'Downgrade to Starter' }).click();
+    await page.getByRole('dialog', { name: 'Downgrade to Starter' }).getByRole('button', { name: 'Confirm: Downgrade to Starter' }).click();
+    await page.getByRole('status').filter({ hasText: /You move to Starter on/ }).waitFor();
+    await page.getByRole('button', { name: 'Keep the Growth plan' }).waitFor();
+    expect((await stack.orm.em.fork().findOneOrFail(Account, accountId)).plan).toBe('growth');
+
+    const clock = await fetch(`${stripe.url}/__sandbox/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: new Date(Date.now() + 32 * 86_400_000).toISOString() }),
+    });
+    expect(clock.ok).toBe(true);
+    await stripe.webhooks.idle();
+    await expect.poll(async () => (await stack.orm.em.fork().findOneOrFail(Account, accountId)).plan, { timeout: 15_000 }).toBe('starter');
+    await page.reload();
+    await plans.getByRole('columnheader', { name: 'Starter (current)' }).waitFor();
+    await context.close();
+  }, 120_000);
+});
