@@ -32,6 +32,7 @@ const dataDir = join(ROOT, '.data');
 // Children run in their own process groups: a Ctrl-C reaches only this
 // process, which stops them in order (API, worker, sandboxes, Temporal, PostgreSQL).
 let services: LocalServices | null = null;
+let servicesStarting: Promise<LocalServices> | null = null;
 const apps: ManagedProcess[] = [];
 let isStopping = false;
 async function stopAll(code: number) {
@@ -39,7 +40,9 @@ async function stopAll(code: number) {
   isStopping = true;
   if (code === 0) log('Stopping…');
   for (const app of apps.reverse()) await app.stop(15_000);
-  await services?.stop();
+  // A Ctrl-C during start-up waits for the services being started, then stops them too.
+  const started = services ?? (await servicesStarting?.catch(() => null)) ?? null;
+  await started?.stop();
   if (code === 0) log('Everything stopped.');
   process.exit(code);
 }
@@ -50,7 +53,7 @@ try {
   await stopLeftovers(['api', 'worker']);
   await requireFreePort(ports.api, 'PORT', 'API');
   if (config.workerMetrics) await requireFreePort(config.workerMetrics.port, 'WORKER_METRICS_PORT', 'worker metrics');
-  services = await startLocalServices({
+  servicesStarting = startLocalServices({
     dataDir,
     ports: { postgres: ports.postgres, temporal: ports.temporal, temporalUi: ports.temporalUi, ...ports.sandboxes },
     env: process.env,
@@ -59,6 +62,7 @@ try {
     isolateChildren: true,
     log,
   });
+  services = await servicesStarting;
 } catch (error) {
   if (!(error instanceof PortInUseError)) throw error;
   log(error.message);
