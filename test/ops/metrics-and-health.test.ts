@@ -1,7 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorMiddleware } from '../../api/error-middleware.ts';
+import { metricsRouter } from '../../api/routes/metrics.ts';
+import { createLogger } from '../../lib/logger.ts';
 import { waitFor } from '../../scripts/lib/child-process.ts';
 import { freePort } from '../../scripts/lib/free-port.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
@@ -135,5 +140,25 @@ describe('stopping the worker', () => {
     const [code] = await exited;
     expect(code).toBe(0);
     expect(workerStderr).not.toMatch(/IllegalStateError|Not running/);
+  });
+});
+
+describe('METRICS_BEARER_TOKEN', () => {
+  it("hides the API's /metrics from anyone without the token", async () => {
+    const app = new Koa();
+    app.use(errorMiddleware(createLogger('test', 'silent')));
+    app.use(metricsRouter({ config: { ...stack.config, metricsBearerToken: 'scrape-secret' } }).routes());
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    try {
+      expect((await fetch(url)).status).toBe(404);
+      expect((await fetch(url, { headers: { authorization: 'Bearer wrong-secret' } })).status).toBe(404);
+      const scraped = await fetch(url, { headers: { authorization: 'Bearer scrape-secret' } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('# TYPE http_requests_total counter');
+    } finally {
+      server.close();
+    }
   });
 });
