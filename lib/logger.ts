@@ -7,7 +7,7 @@ export type { Logger };
  * header and any field named like a key or secret are censored wherever they
  * appear in a logged object.
  */
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(name: string, level = process.env.LOG_LEVEL?.trim() || 'info'): Logger {
   return pino({
     name,
     level,

@@ -1,8 +1,10 @@
 // Writes a migration for the difference between the entities and the database
 // at DATABASE_URL (after applying the existing ones). Usage: npm run migration:create
 import { initOrm } from '../db/orm.ts';
+import { loadDotEnv } from '../lib/env.ts';
 
-const databaseUrl = process.env.DATABASE_URL;
+loadDotEnv();
+const databaseUrl = process.env.DATABASE_URL?.trim();
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
 const orm = await initOrm(databaseUrl);
 const result = await orm.migrator.create('db/migrations', false, false);

@@ -18,6 +18,7 @@ import { historyFromJSON, historyToJSON, type History } from '@temporalio/common
 import { DefaultLogger, ReplayError, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
+import { ConfigError, loadDotEnv } from '../lib/env.ts';
 
 /** A wrong command line: the message, then the usage. */
 class UsageError extends Error {}
@@ -161,10 +162,12 @@ function describe({ history, label }: Source): string {
 }
 
 try {
+  loadDotEnv();
   await main();
 } catch (error) {
   process.exitCode = 1;
-  if (error instanceof UsageError) process.stderr.write(`${error.message}\n${USAGE}\n`);
+  if (error instanceof ConfigError) process.stderr.write(`replay: configuration: ${error.problems.join('; ')}\n`);
+  else if (error instanceof UsageError) process.stderr.write(`${error.message}\n${USAGE}\n`);
   else if (error instanceof ReportedError) process.stderr.write(`${error.message}\n`);
   else process.stderr.write(`replay failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 }
