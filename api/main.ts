@@ -13,8 +13,12 @@ try {
 const logger = createLogger('api', config.logLevel);
 // The dashboard's, mail's and billing's settings are read inside: a bad one is one line too.
 const api = await bootstrapApi(config, logger).catch((error: unknown) => exitOnConfigError('api', error));
+// Closed once: a second Ctrl-C while closing is ignored rather than cutting the close short.
+let isClosing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
+  process.on(signal, async () => {
+    if (isClosing) return;
+    isClosing = true;
     await api.close();
     process.exit(0);
   });
