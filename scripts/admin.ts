@@ -18,7 +18,7 @@ import { createApiKey, revokeApiKey } from '../services/api-keys.ts';
 import { listKeys } from '../services/dashboard-keys.ts';
 import { parseCommandLine, UsageError } from './lib/admin-cli.ts';
 import { ADMIN_COMMANDS } from './lib/admin-commands.ts';
-import { readDevPorts } from './lib/dev-ports.ts';
+import { readDevDataDir, readDevPorts } from './lib/dev-ports.ts';
 import { postgresDataDirectory, startEmbeddedPostgres } from './lib/postgres-server.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -52,11 +52,11 @@ function language(values: Values, fallback?: Language): Language {
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 
-/** The dev database (its port from DEV_POSTGRES_PORT), started on the spot when `npm run dev` is not running. */
+/** The dev database (DEV_POSTGRES_PORT, DEV_DATA_DIR), started on the spot when `npm run dev` is not running. */
 async function databaseUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.DATABASE_URL?.trim()) return { url: process.env.DATABASE_URL, stop: async () => {} };
   const { postgres: port } = readDevPorts(process.env);
-  const dataDir = join(ROOT, '.data', 'postgres');
+  const dataDir = join(readDevDataDir(process.env, ROOT), 'postgres');
   const served = await postgresDataDirectory(port);
   if (served !== null && !isSameDirectory(served, dataDir)) throw new UsageError(`port ${port} serves another checkout's PostgreSQL (${served}); set DEV_POSTGRES_PORT or DATABASE_URL`);
   const server = await startEmbeddedPostgres({ dataDir, port, database: 'prospect' });

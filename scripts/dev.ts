@@ -8,7 +8,7 @@ import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import type { Config } from '../lib/config.ts';
 import { checkAppConfiguration } from './lib/app-config.ts';
 import { startProcess, waitFor, type ManagedProcess } from './lib/child-process.ts';
-import { readDevPorts, type DevPorts } from './lib/dev-ports.ts';
+import { readDevDataDir, readDevPorts, type DevPorts } from './lib/dev-ports.ts';
 import { ROOT, startLocalServices, type LocalServices } from './lib/local-services.ts';
 import { ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
 
@@ -17,17 +17,18 @@ const DEV_WORKER_METRICS_PORT = 9464;
 
 let ports: DevPorts;
 let config: Config;
+let dataDir: string;
 try {
   loadDotEnv();
   // The worker serves /metrics only where a port is set; here, by default.
   if (!process.env.WORKER_METRICS_PORT?.trim()) process.env.WORKER_METRICS_PORT = String(DEV_WORKER_METRICS_PORT);
   ports = readDevPorts(process.env);
+  dataDir = readDevDataDir(process.env, ROOT);
   config = checkAppConfiguration(process.env, `http://127.0.0.1:${ports.api}`);
 } catch (error) {
   exitOnConfigError('dev', error);
 }
 const apiUrl = `http://127.0.0.1:${ports.api}`;
-const dataDir = join(ROOT, '.data');
 
 // Children run in their own process groups: a Ctrl-C reaches only this
 // process, which stops them in order (API, worker, sandboxes, Temporal, PostgreSQL).

@@ -1,5 +1,6 @@
 // Every port `npm run dev` uses, each moved by its own variable (.env.example
 // lists them), so that two checkouts can run side by side.
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { envVar, parseEnv, type Env } from '../../lib/env.ts';
 import { SANDBOXES } from './sandboxes.ts';
@@ -20,6 +21,17 @@ export interface DevPorts {
   sandboxes: Record<string, number>;
   /** The variable behind each port number, for messages. */
   variableOf(port: number): string;
+}
+
+/**
+ * Where `npm run dev` keeps its services' data (DEV_DATA_DIR, relative to the
+ * checkout; `.data` by default): a second stack in the same checkout needs its
+ * own, besides its own ports.
+ */
+export function readDevDataDir(env: Env, root: string): string {
+  const { DEV_DATA_DIR: dir } = parseEnv(z.object({ DEV_DATA_DIR: envVar.text().optional() }), env);
+  if (dir === undefined) return join(root, '.data');
+  return isAbsolute(dir) ? dir : resolve(root, dir);
 }
 
 /** Reads the ports from the environment; a bad value is a ConfigError naming its variable. */

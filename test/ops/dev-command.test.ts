@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../lib/free-port.ts';
+import { waitFor } from '../../scripts/lib/child-process.ts';
+import { CORE_PORTS } from '../../scripts/lib/dev-ports.ts';
+import { ROOT } from '../../scripts/lib/local-services.ts';
+import { isPortInUse } from '../../scripts/lib/port-owner.ts';
+import { SANDBOXES } from '../../scripts/lib/sandboxes.ts';
+
+// `npm run dev` itself, as a person runs it, on ports and a data directory of
+// its own. Its environment is built from nothing: the test run's
+// TEMPORAL_ADDRESS and friends must not leak into it.
+const dataDirs: string[] = [];
+const running: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of running) {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid!, 'SIGINT');
+      await once(child, 'exit');
+    }
+  }
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function devEnvironment(): Promise<Record<string, string>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dev-command-'));
+  chmodSync(dataDir, 0o755); // the postgres system user must reach its data directory inside
+  dataDirs.push(dataDir);
+  const env: Record<string, string> = { PATH: process.env.PATH!, DEV_DATA_DIR: dataDir, DASHBOARD_MODE: 'off', LOG_LEVEL: 'warn' };
+  if (process.env.TEMPORAL_CLI) env.TEMPORAL_CLI = process.env.TEMPORAL_CLI;
+  const variables = [...Object.values(CORE_PORTS).map(({ variable }) => variable), ...SANDBOXES.flatMap((sandbox) => sandbox.ports.map(({ variable }) => variable)), 'WORKER_METRICS_PORT'];
+  for (const variable of variables) env[variable] = String(await freePort());
+  return env;
+}
+
+/** Started in its own process group, so that a signal to the group is a terminal's Ctrl-C. */
+function startDev(env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'scripts/dev.ts')], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { child, output: () => text };
+}
+
+describe('npm run dev', () => {
+  it('says Ready once the worker polls, refuses a second stack on its ports, and stops quietly on Ctrl-C', { timeout: 300_000 }, async () => {
+    const env = await devEnvironment();
+    const dev = startDev(env);
+    await waitFor('Ready.', async () => dev.output().includes('[dev] Ready.') || dev.child.exitCode !== null, 240_000).catch(() => {});
+    expect(dev.output(), dev.output()).toContain('[dev] Ready.');
+    // Ready means usable: the API answers and a worker polls the research queue.
+    const health = await (await fetch(`http://127.0.0.1:${env.PORT}/healthz`)).json();
+    expect(health).toEqual({ status: 'ok', postgres: 'ok', temporal: 'ok', worker: 'polling' });
+    expect((await fetch(`http://127.0.0.1:${env.WORKER_METRICS_PORT}/healthz`)).status).toBe(200);
+
+    // A second checkout (another data directory) on the same ports joins nothing.
+    const second = startDev({ ...env, DEV_DATA_DIR: mkdtempSync(join(tmpdir(), 'dev-command-other-')), PORT: String(await freePort()), WORKER_METRICS_PORT: String(await freePort()) });
+    const [secondCode] = await once(second.child, 'exit');
+    expect(secondCode).toBe(1);
+    expect(second.output()).toMatch(new RegExp(`Port ${env.DEV_POSTGRES_PORT} is in use by something other than this checkout's PostgreSQL .*DEV_POSTGRES_PORT=<free port>`));
+    expect(second.output()).not.toContain('Ready.');
+
+    const exited = once(dev.child, 'exit');
+    process.kill(-dev.child.pid!, 'SIGINT');
+    const [code] = await exited;
+    expect(code).toBe(0);
+    const lines = dev.output().trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('[dev] Everything stopped.');
+    expect(dev.output()).not.toMatch(/IllegalStateError|Not running/);
+    for (const variable of Object.keys(env).filter((name) => name.endsWith('PORT'))) {
+      expect(await isPortInUse(Number(env[variable])), `${variable} still taken`).toBe(false);
+    }
+  });
+});
