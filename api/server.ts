@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { initOrm } from '../db/orm.ts';
 import { JobEndNotifications } from '../db/job-end-notifications.ts';
 import { createStatusPool } from '../db/status-pool.ts';
@@ -45,7 +45,11 @@ export async function bootstrapApi(
   const jobEnds = new JobEndNotifications(config.databaseUrl, logger);
   await jobEnds.start();
   // Listening first: the dashboard's links and origin check need the address when PUBLIC_URL is unset.
-  const server = createServer();
+  // Until the app is assembled (Vite's dev server can take seconds), requests get a 503 to retry, never a hang.
+  let handleRequest: RequestListener = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"error":"starting","message":"The API is starting; retry in a second."}');
+  };
+  const server = createServer((req, res) => handleRequest(req, res));
   server.listen(config.port, config.host);
   await once(server, 'listening');
   // Keep-alive longer than typical load-balancer idle timeouts avoids resets under load.
@@ -69,7 +73,7 @@ export async function bootstrapApi(
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);
   const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
-  server.on('request', app.callback());
+  handleRequest = app.callback();
   logger.info({ url }, 'API listening');
   return {
     url,

@@ -71,7 +71,8 @@ try {
 }
 if (isStopping) await new Promise(() => {}); // Ctrl-C during start-up: stopAll exits.
 
-const appEnv = { ...process.env, ...services!.env, PORT: String(ports.api) };
+// The dashboard with hot reload, from dashboard/src, unless DASHBOARD_MODE says otherwise (`dist` after `npm run build`).
+const appEnv = { DASHBOARD_MODE: 'dev', ...process.env, ...services!.env, PORT: String(ports.api) };
 const node = (entry: string) => ['--disable-warning=ExperimentalWarning', join(ROOT, entry)];
 const worker = startProcess('worker', process.execPath, node('worker/main.ts'), { env: appEnv, detached: true });
 apps.push(worker, startProcess('api', process.execPath, node('api/main.ts'), { env: appEnv, detached: true }));
@@ -93,6 +94,8 @@ if (config.workerMetrics) await waitFor('worker /healthz', async () => (await fe
 const sandboxes = Object.entries(services!.sandboxUrls).map(([name, url]) => `${name} ${url}`).join(', ') || '(none: real services configured)';
 log(`Ready.
   API          ${apiUrl}   (health: /healthz, metrics: /metrics, OpenAPI: /openapi.json)
+  Dashboard    ${apiUrl}/app   (sign up there; the e-mails land in the mail inbox below)
+  Mail inbox   ${services!.sandboxUrls['mail-sandbox'] ?? `(real SMTP server ${process.env.SMTP_HOST})`}
   Worker       ${config.workerMetrics ? `http://${config.workerMetrics.host}:${config.workerMetrics.port}/metrics` : '(metrics off)'}
   Temporal UI  ${services!.temporalUiUrl ?? `(external Temporal at ${services!.env.TEMPORAL_ADDRESS})`}
   Database     ${services!.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}

@@ -39,7 +39,7 @@ async function viteMiddleware(server: Server): Promise<Middleware> {
   const [{ createServer }, { default: connect }] = await Promise.all([import('vite'), import('koa-connect')]);
   const vite = await createServer({
     configFile: join(DASHBOARD_ROOT, 'vite.config.ts'),
-    server: { middlewareMode: true, hmr: { server } },
+    server: { middlewareMode: true, ws: { server } },
     appType: 'spa',
   });
   server.once('close', () => void vite.close());

@@ -122,7 +122,7 @@ export async function startLocalServices(options: LocalServicesOptions): Promise
     }
 
     const sandboxUrls: Record<string, string> = {};
-    for (const { sandbox, context } of wantedSandboxes(env, options.apiUrl ?? null)) {
+    for (const { sandbox, context } of wantedSandboxes(env, options.apiUrl ?? null, dataDir)) {
       const sandboxPorts: Record<string, number> = {};
       for (const { key } of sandbox.ports) sandboxPorts[key] = ports[key] ?? (await freePort());
       const url = await startSandbox(sandbox, sandboxPorts, { dataDir, logDir, processes, variableOf, detached, log, childEnv: sandbox.childEnv(sandboxPorts, context) });

@@ -4,6 +4,7 @@
 // answers, when the environment asks for the real service instead, and what
 // the API and the worker are told about it. The variables belong in
 // .env.example too.
+import { join } from 'node:path';
 import { withoutBlanks, type Env } from '../../lib/env.ts';
 
 export interface SandboxPort {
@@ -20,6 +21,8 @@ export interface SandboxContext {
   env: Env;
   /** The API's base URL when the caller runs one on a known port (`npm run dev`), else null. */
   apiUrl: string | null;
+  /** Where this run keeps its data (`.data/` for `npm run dev`). */
+  dataDir: string;
 }
 
 export interface SandboxSpec {
@@ -65,10 +68,12 @@ export const SANDBOXES: SandboxSpec[] = [
     ports: [{ key: 'stripe', variable: 'SANDBOX_STRIPE_PORT', defaultPort: 4210 }],
     probePath: '/__admin/calls',
     isWanted: ({ env, apiUrl }) => !env.STRIPE_SECRET_KEY && apiUrl !== null,
-    childEnv: (ports, { env, apiUrl }) => ({
+    childEnv: (ports, { env, apiUrl, dataDir }) => ({
       PORT: String(ports.stripe),
       STRIPE_WEBHOOK_URL: `${apiUrl}/webhooks/stripe`,
       STRIPE_WEBHOOK_SECRET: stripeWebhookSecret(env),
+      // Beside the database that holds its customer and subscription ids, so a restart keeps both.
+      STRIPE_SANDBOX_STATE_FILE: join(dataDir, 'stripe-sandbox.json'),
     }),
     // A local signing secret: the stand-in signs with it, the API verifies with it.
     appEnv: (url, _ports, { env }) => ({
@@ -77,12 +82,25 @@ export const SANDBOXES: SandboxSpec[] = [
       STRIPE_WEBHOOK_SECRET: stripeWebhookSecret(env),
     }),
   },
+  {
+    // The SMTP stand-in: the API's and the worker's mail (verification, reset, alerts) lands in its web inbox.
+    name: 'mail-sandbox',
+    entry: 'sandbox/mail/main.ts',
+    ports: [
+      { key: 'mailInbox', variable: 'SANDBOX_MAIL_PORT', defaultPort: 4310 },
+      { key: 'mailSmtp', variable: 'SANDBOX_SMTP_PORT', defaultPort: 4025 },
+    ],
+    probePath: '/__admin/calls',
+    isWanted: ({ env }) => !env.SMTP_HOST,
+    childEnv: (ports) => ({ PORT: String(ports.mailInbox), SMTP_PORT: String(ports.mailSmtp) }),
+    appEnv: (_url, ports) => ({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(ports.mailSmtp), SMTP_SECURE: 'false' }),
+  },
 ];
 
 const stripeWebhookSecret = (env: Env) => env.STRIPE_WEBHOOK_SECRET ?? 'whsec_local_stripe_sandbox';
 
 /** The stand-ins this environment needs (blank variables count as unset). */
-export function wantedSandboxes(env: Env, apiUrl: string | null): { sandbox: SandboxSpec; context: SandboxContext }[] {
-  const context = { env: withoutBlanks(env), apiUrl };
+export function wantedSandboxes(env: Env, apiUrl: string | null, dataDir: string): { sandbox: SandboxSpec; context: SandboxContext }[] {
+  const context = { env: withoutBlanks(env), apiUrl, dataDir };
   return SANDBOXES.filter((sandbox) => sandbox.isWanted(context)).map((sandbox) => ({ sandbox, context }));
 }
