@@ -59,7 +59,9 @@ describe('npm run dev', () => {
     expect((await fetch(`http://127.0.0.1:${env.WORKER_METRICS_PORT}/healthz`)).status).toBe(200);
 
     // A second checkout (another data directory) on the same ports joins nothing.
-    const second = startDev({ ...env, DEV_DATA_DIR: mkdtempSync(join(tmpdir(), 'dev-command-other-')), PORT: String(await freePort()), WORKER_METRICS_PORT: String(await freePort()) });
+    const otherDataDir = mkdtempSync(join(tmpdir(), 'dev-command-other-'));
+    dataDirs.push(otherDataDir);
+    const second = startDev({ ...env, DEV_DATA_DIR: otherDataDir, PORT: String(await freePort()), WORKER_METRICS_PORT: String(await freePort()) });
     const [secondCode] = await once(second.child, 'exit');
     expect(secondCode).toBe(1);
     expect(second.output()).toMatch(new RegExp(`Port ${env.DEV_POSTGRES_PORT} is in use by something other than this checkout's PostgreSQL .*DEV_POSTGRES_PORT=<free port>`));
