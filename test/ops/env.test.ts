@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -102,6 +102,7 @@ describe('.env in the root', () => {
     const env: Record<string, string | undefined> = { PORT: '3200', HOST: '' };
     expect(loadDotEnv(file, env).sort()).toEqual(['HOST', 'LOG_LEVEL', 'TEMPORAL_NAMESPACE']);
     expect(env).toEqual({ PORT: '3200', HOST: '0.0.0.0', LOG_LEVEL: 'debug', TEMPORAL_NAMESPACE: 'jobs' });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a missing file is no error', () => {

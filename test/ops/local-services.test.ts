@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +12,18 @@ import { PortInUseError } from '../../scripts/lib/port-owner.ts';
 import { SANDBOXES } from '../../scripts/lib/sandboxes.ts';
 
 const servers: Server[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A checkout's data directory, not the one whose services hold the port. */
+function otherDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'other-checkout-'));
+  dirs.push(dir);
+  return dir;
+}
 
 /** Something that is not ours, listening on a port (another checkout, another program). */
 async function occupy(port: number): Promise<void> {
@@ -75,7 +84,7 @@ describe('a service already on a port', () => {
   it("stops the start when it is another checkout's PostgreSQL, naming the port and its variable", async () => {
     const port = portOfUrl(process.env.TEST_POSTGRES_ADMIN_URL!);
     const failure = await startFailure({
-      dataDir: mkdtempSync(join(tmpdir(), 'other-checkout-')),
+      dataDir: otherDataDir(),
       ports: { postgres: port, temporal: 0, temporalUi: null },
       env: {},
       variableOf: () => 'DEV_POSTGRES_PORT',
@@ -89,7 +98,7 @@ describe('a service already on a port', () => {
     const port = await freePort();
     await occupy(port);
     const failure = await startFailure({
-      dataDir: mkdtempSync(join(tmpdir(), 'checkout-')),
+      dataDir: otherDataDir(),
       ports: { postgres: 0, temporal: port, temporalUi: null },
       env: { DATABASE_URL: process.env.TEST_POSTGRES_ADMIN_URL },
       variableOf: (taken) => (taken === port ? 'DEV_TEMPORAL_PORT' : '?'),
@@ -102,7 +111,7 @@ describe('a service already on a port', () => {
     const port = await freePort();
     await occupy(port);
     const failure = await startFailure({
-      dataDir: mkdtempSync(join(tmpdir(), 'checkout-')),
+      dataDir: otherDataDir(),
       ports: { postgres: 0, temporal: 0, temporalUi: null, providerWorld: port },
       env: { DATABASE_URL: process.env.TEST_POSTGRES_ADMIN_URL, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, AI_SANDBOX_URL: 'http://x.invalid/v1' },
       variableOf: (taken) => (taken === port ? 'SANDBOX_PROVIDER_PORT' : '?'),
