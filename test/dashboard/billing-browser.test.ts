@@ -48,7 +48,7 @@ describe('billing in Chromium', () => {
     const email = `payer-${Date.now()}@example.com`;
     const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
     const accountId = (await client.get('/app/api/me')).body.accountId as number;
-    const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 } });
+    const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     const page = await context.newPage();
     await page.goto('/app/sign-in');
     await page.getByLabel('E-mail').fill(email);

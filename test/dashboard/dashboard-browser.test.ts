@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: stack.apiUrl });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: stack.apiUrl, reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.apiUrl });
   return { context, page: await context.newPage() };
 }

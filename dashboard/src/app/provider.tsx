@@ -5,8 +5,10 @@ import { queryClient } from '../lib/query-client.ts';
 import { router } from './router.tsx';
 
 const theme = createTheme({
-  // Mantine's default primary blue is below 4.5:1 on white for small text; a darker shade passes WCAG AA.
-  primaryShade: 8,
+  // Filled buttons of every colour use this shade: at 9, white text on red, blue or teal passes WCAG AA's 4.5:1 with room to spare.
+  primaryShade: 9,
+  // People who ask their system for less motion get dialogs without fade-ins.
+  respectReducedMotion: true,
   // Every dialog's close button gets a name a screen reader can say.
   components: { Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close dialog' } } }) },
 });
