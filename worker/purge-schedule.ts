@@ -1,5 +1,6 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
 import { PURGE_SCHEDULE_TIME_UTC, PURGE_WORKFLOW_TYPE, type PurgeInput } from '../domain/retention.ts';
+import { ensureSchedule } from './schedules.ts';
 
 export const purgeScheduleId = (taskQueue: string) => `purge-${taskQueue}`;
 
@@ -17,33 +18,21 @@ function isDailyAtPurgeTime(description: ScheduleDescription): boolean {
  * Creates the daily purge's Schedule (DECISIONS.md "Data"), or brings an
  * existing one to this time and task queue; visible, pausable and
  * triggerable in the Temporal UI and CLI. The purge runs on the research
- * task queue, whose worker holds its activities. A paused Schedule stays
- * paused: `update` keeps the state an operator set.
+ * task queue, whose worker holds its activities.
  */
 export async function ensurePurgeSchedule(client: Client, taskQueue: string): Promise<void> {
   const scheduleId = purgeScheduleId(taskQueue);
-  // The whole spec is replaced on update: a spread of the old one would keep old calendars (sdk-typescript#1351).
-  const spec = { calendars: [{ hour, minute, comment: 'daily purge' }] };
   const args: [PurgeInput] = [{}];
-  const action = { type: 'startWorkflow', workflowType: PURGE_WORKFLOW_TYPE, workflowId: scheduleId, taskQueue, args } as const;
-  try {
-    await client.schedule.create({
-      scheduleId,
-      spec,
-      action,
-      // A purge still running when the next is due is left to finish; after an outage, one late run, not a burst.
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
-    });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    const handle = client.schedule.getHandle(scheduleId);
-    const current = await handle.describe();
-    const isCurrent =
+  await ensureSchedule(client, {
+    scheduleId,
+    spec: { calendars: [{ hour, minute, comment: 'daily purge' }] },
+    action: { type: 'startWorkflow', workflowType: PURGE_WORKFLOW_TYPE, workflowId: scheduleId, taskQueue, args },
+    // A purge still running when the next is due is left to finish; after an outage, one late run, not a burst.
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+    isCurrent: (current) =>
       isDailyAtPurgeTime(current) &&
       current.action.type === 'startWorkflow' &&
       current.action.workflowType === PURGE_WORKFLOW_TYPE &&
-      current.action.taskQueue === taskQueue;
-    if (isCurrent) return;
-    await handle.update((previous) => ({ ...previous, spec, action }));
-  }
+      current.action.taskQueue === taskQueue,
+  });
 }

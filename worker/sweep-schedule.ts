@@ -1,11 +1,9 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createStaleJobActivities, type StaleJobDeps } from '../activities/stale-jobs.ts';
-import { SearchAttributeType, defineSearchAttributeKey, type TypedSearchAttributes, type Workflow } from '@temporalio/common';
 import { MAINTENANCE_DIVISION, SWEEP_WORKFLOW_TYPE } from '../domain/research-contract.ts';
-
-/** Built into every Temporal server; default list queries leave its values out. */
-const DIVISION = defineSearchAttributeKey('TemporalNamespaceDivision', SearchAttributeType.KEYWORD);
+import { DIVISION, createMaintenanceWorker, divisionOf, ensureSchedule } from './schedules.ts';
 
 /**
  * The sweeper's own task queue. On the research queue a sweep waited behind
@@ -24,9 +22,7 @@ export function sweepTaskQueue(researchTaskQueue: string): string {
  * a change too.
  */
 export async function ensureSweepSchedule(client: Client, researchTaskQueue: string, intervalMs: number): Promise<void> {
-  const scheduleId = `sweep-stale-jobs-${researchTaskQueue}`;
   const taskQueue = sweepTaskQueue(researchTaskQueue);
-  const spec = { intervals: [{ every: intervalMs }] };
   const action: ScheduleOptionsStartWorkflowAction<Workflow> = {
     type: 'startWorkflow',
     workflowType: SWEEP_WORKFLOW_TYPE,
@@ -34,35 +30,27 @@ export async function ensureSweepSchedule(client: Client, researchTaskQueue: str
     args: [],
     typedSearchAttributes: [{ key: DIVISION, value: MAINTENANCE_DIVISION }],
   };
-  try {
-    await client.schedule.create({ scheduleId, spec, policies: { overlap: ScheduleOverlapPolicy.SKIP }, action });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    const handle = client.schedule.getHandle(scheduleId);
-    const current = await handle.describe();
-    const division = current.action.type === 'startWorkflow' ? (current.action.typedSearchAttributes as TypedSearchAttributes | undefined)?.get(DIVISION) : undefined;
-    if (current.spec.intervals?.[0]?.every === intervalMs && current.action.taskQueue === taskQueue && division === MAINTENANCE_DIVISION) return;
-    await handle.update((previous) => ({ ...previous, spec, action }));
-  }
+  await ensureSchedule(client, {
+    scheduleId: `sweep-stale-jobs-${researchTaskQueue}`,
+    spec: { intervals: [{ every: intervalMs }] },
+    action,
+    policies: { overlap: ScheduleOverlapPolicy.SKIP },
+    isCurrent: (current) =>
+      current.spec.intervals?.[0]?.every === intervalMs && current.action.taskQueue === taskQueue && divisionOf(current) === MAINTENANCE_DIVISION,
+  });
 }
 
-/** A small worker of its own for the sweep, beside the research worker on the same connection. */
-export async function createSweepWorker(options: {
+export function createSweepWorker(options: {
   connection: NativeConnection;
   namespace: string;
   researchTaskQueue: string;
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
   deps: StaleJobDeps;
 }): Promise<Worker> {
-  return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace,
+  return createMaintenanceWorker({
+    ...options,
     taskQueue: sweepTaskQueue(options.researchTaskQueue),
-    workflowBundle: options.workflowBundle,
     activities: createStaleJobActivities(options.deps),
-    maxConcurrentWorkflowTaskExecutions: 2,
-    maxConcurrentActivityTaskExecutions: 2,
-    maxCachedWorkflows: 10,
-    shutdownGraceTime: '10 seconds',
+    concurrency: 2,
   });
 }

@@ -1,0 +1,59 @@
+import { ScheduleAlreadyRunning, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
+import { SearchAttributeType, defineSearchAttributeKey, type TypedSearchAttributes } from '@temporalio/common';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+
+/** Built into every Temporal server; default list queries leave its values out. */
+export const DIVISION = defineSearchAttributeKey('TemporalNamespaceDivision', SearchAttributeType.KEYWORD);
+
+/** The division a Schedule's runs are started in, as `describe()` reports it. */
+export function divisionOf(description: ScheduleDescription): string | undefined {
+  if (description.action.type !== 'startWorkflow') return undefined;
+  return (description.action.typedSearchAttributes as TypedSearchAttributes | undefined)?.get(DIVISION);
+}
+
+/**
+ * Creates a Schedule, or brings an existing one to `spec` and `action` when
+ * `isCurrent` finds it differs. One update replaces the whole spec (a spread
+ * of the old one would keep old calendars, sdk-typescript#1351) and keeps the
+ * state an operator set: a paused Schedule stays paused.
+ */
+export async function ensureSchedule(
+  client: Client,
+  options: Pick<ScheduleOptions, 'scheduleId' | 'spec' | 'action' | 'policies'> & { isCurrent(description: ScheduleDescription): boolean },
+): Promise<void> {
+  const { isCurrent, ...schedule } = options;
+  try {
+    await client.schedule.create(schedule);
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    const handle = client.schedule.getHandle(schedule.scheduleId);
+    if (isCurrent(await handle.describe())) return;
+    await handle.update((previous) => ({ ...previous, spec: schedule.spec, action: schedule.action }));
+  }
+}
+
+/**
+ * A small worker of its own for one maintenance task queue, beside the
+ * research worker on the same connection, so that research backlog never
+ * delays it (and it never takes a research worker's slots).
+ */
+export function createMaintenanceWorker(options: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
+  activities: object;
+  concurrency: number;
+}): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: options.workflowBundle,
+    activities: options.activities,
+    maxConcurrentWorkflowTaskExecutions: options.concurrency,
+    maxConcurrentActivityTaskExecutions: options.concurrency,
+    maxCachedWorkflows: 10,
+    shutdownGraceTime: '10 seconds',
+  });
+}
