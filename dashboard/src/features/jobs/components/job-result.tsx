@@ -1,4 +1,5 @@
 import { Anchor, Avatar, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useId, type ReactNode } from 'react';
 import type { z } from 'zod';
 import type { ZDecisionMaker, ZPost, ZResearchData } from '../../../../../domain/research-reply.ts';
 
@@ -23,10 +24,7 @@ export function JobResult({ data, meta }: { data: ResearchData; meta: unknown })
 
 function ProspectCard({ prospect }: { prospect: ResearchData['prospect'] }) {
   return (
-    <Card withBorder component="section" aria-labelledby="prospect-heading">
-      <Title order={2} size="h3" id="prospect-heading" mb="sm">
-        Prospect
-      </Title>
+    <ResultSection title="Prospect">
       {!prospect ? (
         <Text c="dimmed">The prospect was not found in any data source.</Text>
       ) : (
@@ -50,16 +48,13 @@ function ProspectCard({ prospect }: { prospect: ResearchData['prospect'] }) {
           <Posts label="Recent posts" posts={prospect.posts} />
         </Stack>
       )}
-    </Card>
+    </ResultSection>
   );
 }
 
 function CompanyCard({ company }: { company: ResearchData['company'] }) {
   return (
-    <Card withBorder component="section" aria-labelledby="company-heading">
-      <Title order={2} size="h3" id="company-heading" mb="sm">
-        Company
-      </Title>
+    <ResultSection title="Company">
       {!company ? (
         <Text c="dimmed">No company data was found.</Text>
       ) : (
@@ -116,16 +111,13 @@ function CompanyCard({ company }: { company: ResearchData['company'] }) {
           <Posts label="Company posts" posts={company.posts} />
         </Stack>
       )}
-    </Card>
+    </ResultSection>
   );
 }
 
 function DecisionMakers({ people }: { people: Array<z.infer<typeof ZDecisionMaker>> }) {
   return (
-    <Card withBorder component="section" aria-labelledby="decision-makers-heading">
-      <Title order={2} size="h3" id="decision-makers-heading" mb="sm">
-        Decision makers
-      </Title>
+    <ResultSection title="Decision makers">
       {people.length === 0 ? (
         <Text c="dimmed">None (decision makers come with the Growth and Scale plans).</Text>
       ) : (
@@ -152,6 +144,19 @@ function DecisionMakers({ people }: { people: Array<z.infer<typeof ZDecisionMake
           </Table.Tbody>
         </Table>
       )}
+    </ResultSection>
+  );
+}
+
+/** One part of the result: a titled section a screen reader can jump to. */
+function ResultSection({ title, children }: { title: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <Card withBorder component="section" aria-labelledby={id}>
+      <Title order={2} size="h3" id={id} mb="sm">
+        {title}
+      </Title>
+      {children}
     </Card>
   );
 }
