@@ -155,10 +155,14 @@ describe('the dashboard in Chromium', () => {
     await page.goto('/app/sign-in');
     await scan(page, 'sign-in');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    // The sign-in page has an E-mail field too: wait for the new page before typing.
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
     await page.getByLabel('E-mail').fill(email);
     await scan(page, 'forgot-password');
     await page.getByRole('button', { name: 'Send reset link' }).click();
-    await page.getByRole('status').filter({ hasText: 'reset link is on its way' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'reset link is on its way' }).waitFor({ timeout: 10_000 }).catch(async (error: unknown) => {
+      throw new Error(`no confirmation; the page says: ${await page.locator('main').innerText()}`, { cause: error });
+    });
 
     const message = await mail.waitForMessage(email, (m) => /password/i.test(m.subject));
     await page.goto(linkIn(message.text));
