@@ -35,3 +35,16 @@ export async function findAccountOfUser(em: EntityManager, userId: string, now: 
   if (!account || billingCycleAt(account.billingAnchor, now).start.getTime() <= account.cycleStart.getTime()) return account;
   return em.transactional((tx) => lockAccount(tx, account.id, now));
 }
+
+export async function isAccountEmail(em: EntityManager, email: string): Promise<boolean> {
+  return (await em.count(Account, { ownerEmail: email.trim().toLowerCase() })) > 0;
+}
+
+/** The account's e-mail follows its owner's confirmed sign-in address. */
+export async function followOwnerEmail(em: EntityManager, user: { id: string; email: string }): Promise<void> {
+  await em.getConnection().execute('update account set owner_email = ? where owner_user_id = ? and owner_email <> ?', [
+    user.email.trim().toLowerCase(),
+    user.id,
+    user.email.trim().toLowerCase(),
+  ]);
+}

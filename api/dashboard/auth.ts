@@ -26,6 +26,10 @@ export interface AccountLink {
   hasUnclaimedAccount(email: string): Promise<boolean>;
   /** Deleted accounts (tombstones) can never sign in again. */
   isSignInRefused(userId: string): Promise<boolean>;
+  /** An address some account already uses: another owner cannot change to it. */
+  isAccountEmail(email: string): Promise<boolean>;
+  /** The owner's confirmed new address becomes the account's (alerts, digests, deletion notice). */
+  followOwnerEmail(user: { id: string; email: string }): Promise<void>;
 }
 
 export interface DashboardAuthDeps {
@@ -58,6 +62,8 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
     trustedOrigins: [config.publicUrl],
     database: deps.pool,
     ...AUTH_TABLES,
+    // A new address takes effect when the link sent to it is opened (better-auth's change-email verification).
+    user: { ...AUTH_TABLES.user, changeEmail: { enabled: true } },
     emailAndPassword: {
       enabled: true,
       requireEmailVerification: true,
@@ -105,6 +111,9 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
         create: {
           after: async (user) => accounts.linkOwner({ id: user.id, email: user.email }),
         },
+        update: {
+          after: async (user) => accounts.followOwnerEmail({ id: user.id, email: user.email }),
+        },
       },
       session: {
         create: {
@@ -119,6 +128,13 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
       // An account made with the admin command has no sign-in user yet: a
       // password reset for its e-mail creates one, and the reset proves the address.
       before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path === '/change-email') {
+          const newEmail = String(ctx.body?.newEmail ?? '').trim().toLowerCase();
+          if (newEmail && (await accounts.isAccountEmail(newEmail))) {
+            throw new APIError('BAD_REQUEST', { code: 'EMAIL_TAKEN', message: 'Another account uses that address.' });
+          }
+          return;
+        }
         if (ctx.path !== '/request-password-reset') return;
         const email = String(ctx.body?.email ?? '').trim().toLowerCase();
         if (!email || !(await accounts.hasUnclaimedAccount(email))) return;

@@ -8,7 +8,7 @@ import type { Mailer } from '../../integrations/mail/mailer.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { isAccountDeleted } from '../../services/account-deletion.ts';
 import type { Billing } from '../../services/billing.ts';
-import { findAccountOfUser, hasUnclaimedAccount, linkAccountOwner } from '../../services/account-owners.ts';
+import { findAccountOfUser, followOwnerEmail, hasUnclaimedAccount, isAccountEmail, linkAccountOwner } from '../../services/account-owners.ts';
 import type { RequestState } from '../deps.ts';
 import { createDashboardAuth, type AccountLink, type DashboardAuth } from './auth.ts';
 import { authMount } from './auth-mount.ts';
@@ -66,6 +66,8 @@ function accountLink(deps: DashboardDeps): AccountLink {
   return {
     linkOwner: async (user) => void (await linkAccountOwner(deps.orm.em.fork(), user, deps.clock())),
     hasUnclaimedAccount: (email) => hasUnclaimedAccount(deps.orm.em.fork(), email),
+    isAccountEmail: (email) => isAccountEmail(deps.orm.em.fork(), email),
+    followOwnerEmail: (user) => followOwnerEmail(deps.orm.em.fork(), user),
     isSignInRefused: async (userId) => {
       const em = deps.orm.em.fork();
       const account = await findAccountOfUser(em, userId, deps.clock());

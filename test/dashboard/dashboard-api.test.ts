@@ -6,6 +6,7 @@ import { loadDashboardConfig } from '../../api/dashboard/config.ts';
 import { createMailer } from '../../integrations/mail/mailer.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createAccount } from '../../services/accounts.ts';
+import { Account } from '../../db/entities/index.ts';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -132,7 +133,7 @@ describe('accounts', () => {
         pool,
         config: loadDashboardConfig({}, stack.apiUrl),
         mailer: createMailer(mail.config),
-        accounts: { linkOwner: async () => undefined, hasUnclaimedAccount: async () => false, isSignInRefused: async () => false },
+        accounts: { linkOwner: async () => undefined, hasUnclaimedAccount: async () => false, isSignInRefused: async () => false, isAccountEmail: async () => false, followOwnerEmail: async () => undefined },
         logger: createLogger('test', 'silent'),
       });
       const plan = await getMigrations(options);
@@ -141,6 +142,28 @@ describe('accounts', () => {
     } finally {
       await pool.end();
     }
+  });
+});
+
+describe('the account e-mail', () => {
+  it('changes when the link sent to the new address is opened; the account follows; a taken address is refused', async () => {
+    const oldEmail = uniqueEmail('moving');
+    const newEmail = uniqueEmail('moved');
+    const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, oldEmail, 'moving passphrase');
+    const taken = await client.post('/app/api/auth/change-email', { newEmail: (await alice.get('/app/api/me')).body.email });
+    expect(taken.status).toBe(400);
+    expect(taken.body.error).toBe('email_taken');
+
+    expect((await client.post('/app/api/auth/change-email', { newEmail, callbackURL: '/app/preferences' })).status).toBe(200);
+    expect((await client.get('/app/api/me')).body.email).toBe(oldEmail);
+    const opened = await client.get(linkIn((await mail.waitForMessage(newEmail)).text));
+    expect(opened.status).toBe(302);
+    const me = (await client.get('/app/api/me')).body;
+    expect(me.email).toBe(newEmail);
+    const account = await stack.orm.em.fork().findOneOrFail(Account, me.accountId);
+    expect(account.ownerEmail).toBe(newEmail);
+    const signIn = await new DashboardClient(stack.apiUrl).post('/app/api/auth/sign-in/email', { email: newEmail, password: 'moving passphrase' });
+    expect(signIn.status).toBe(200);
   });
 });
 

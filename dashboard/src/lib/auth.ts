@@ -12,4 +12,5 @@ export const auth = {
   resendVerification: (email: string) => api('/auth/send-verification-email', { body: { email, callbackURL: appUrl('/verified') } }),
   requestPasswordReset: (email: string) => api('/auth/request-password-reset', { body: { email, redirectTo: appUrl('/reset-password') } }),
   resetPassword: (token: string, newPassword: string) => api('/auth/reset-password', { body: { token, newPassword } }),
+  changeEmail: (newEmail: string) => api('/auth/change-email', { body: { newEmail, callbackURL: appUrl('/preferences') } }),
 };

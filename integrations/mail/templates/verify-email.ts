@@ -6,8 +6,8 @@ export function verifyEmail(data: { to: string; url: string }): MailMessage {
     to: data.to,
     subject: 'Verify your e-mail address',
     heading: 'Confirm your e-mail address',
-    paragraphs: ['Thanks for signing up. Confirm this address to create API keys and receive usage alerts.'],
+    paragraphs: ['Confirm this address for your Prospect enrichment account: you sign in with it, and usage alerts and digests go to it.'],
     action: { label: 'Verify e-mail address', url: data.url },
-    footnote: 'If you did not sign up, ignore this e-mail: nothing happens without the confirmation.',
+    footnote: 'If you did not ask for this, ignore this e-mail: nothing happens without the confirmation.',
   });
 }

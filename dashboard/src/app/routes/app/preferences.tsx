@@ -1,7 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Card, NativeSelect, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Button, Card, NativeSelect, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { useMutation } from '@tanstack/react-query';
+import { z } from 'zod';
+import { auth } from '../../../lib/auth.ts';
 import { useForm } from 'react-hook-form';
-import { ZPreferences, type TPreferences } from '../../../../../domain/dashboard.ts';
+import { ZPreferences, ZSignUp, type TPreferences } from '../../../../../domain/dashboard.ts';
 import { LANGUAGE_NAMES, LANGUAGES } from '../../../../../domain/languages.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { FormError, FormNotice } from '../../../components/auth-layout.tsx';
@@ -15,20 +18,24 @@ export default function PreferencesPage() {
     <>
       <PageTitle>Preferences</PageTitle>
       <QueryState query={me} label="your preferences">
-        {(account) => <PreferencesForm email={account.email} initial={{ language: account.language, usageAlerts: account.usageAlerts }} />}
+        {(account) => (
+          <Stack maw={520}>
+            <PreferencesForm initial={{ language: account.language, usageAlerts: account.usageAlerts }} />
+            <AccountEmailForm email={account.email} />
+          </Stack>
+        )}
       </QueryState>
     </>
   );
 }
 
-function PreferencesForm({ email, initial }: { email: string; initial: TPreferences }) {
+function PreferencesForm({ initial }: { initial: TPreferences }) {
   const form = useForm<TPreferences>({ resolver: zodResolver(ZPreferences), defaultValues: initial });
   const save = useSavePreferences();
   return (
-    <Card withBorder maw={520}>
+    <Card withBorder>
       <form onSubmit={form.handleSubmit((values) => save.mutate(values))} noValidate>
         <Stack>
-          <TextInput label="Account e-mail" value={email} readOnly description="Alerts and digests go here; it is also how you sign in." />
           <NativeSelect
             label="Output language"
             description="Every AI-written text of future jobs (summaries, opening talk, insights) is in this language."
@@ -51,6 +58,34 @@ function PreferencesForm({ email, initial }: { email: string; initial: TPreferen
       <Text size="xs" c="dimmed" mt="md">
         Prospect titles and company descriptions are always in English.
       </Text>
+    </Card>
+  );
+}
+
+const ZNewEmail = z.object({ newEmail: ZSignUp.shape.email });
+
+/** A new address takes effect once the link sent to it is opened; until then the old one stays. */
+function AccountEmailForm({ email }: { email: string }) {
+  const form = useForm({ resolver: zodResolver(ZNewEmail), defaultValues: { newEmail: '' } });
+  const change = useMutation({ mutationFn: (newEmail: string) => auth.changeEmail(newEmail) });
+  return (
+    <Card withBorder component="section" aria-labelledby="email-heading">
+      <Title order={2} size="h4" id="email-heading" mb="xs">
+        Account e-mail
+      </Title>
+      <Text size="sm" mb="sm">
+        You sign in with {email}; usage alerts and digests go there too.
+      </Text>
+      <form onSubmit={form.handleSubmit((values) => change.mutate(values.newEmail))} noValidate>
+        <Stack>
+          <TextInput label="New e-mail address" type="email" autoComplete="email" error={form.formState.errors.newEmail?.message} {...form.register('newEmail')} />
+          <FormError error={change.error} />
+          {change.isSuccess && <FormNotice>We sent a link to {change.variables}. The address changes when you open it.</FormNotice>}
+          <Button type="submit" variant="default" loading={change.isPending} w="fit-content">
+            Send confirmation link
+          </Button>
+        </Stack>
+      </form>
     </Card>
   );
 }
