@@ -1,7 +1,7 @@
 import { getMigrations } from 'better-auth/db/migration';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardAuthOptions } from '../../api/dashboard/auth.ts';
+import { createDashboardAuth, dashboardAuthOptions } from '../../api/dashboard/auth.ts';
 import { loadDashboardConfig } from '../../api/dashboard/config.ts';
 import { createMailer } from '../../integrations/mail/mailer.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -58,6 +58,31 @@ describe('accounts', () => {
     const cookie = signIn.headers.getSetCookie().find((line) => line.includes('session_token'));
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
+  });
+
+  it('marks the session cookie Secure when the dashboard is served over https', async () => {
+    const pool = new pg.Pool({ connectionString: stack.config.databaseUrl, max: 1 });
+    const origin = 'https://app.example.test';
+    const auth = createDashboardAuth({
+      pool,
+      config: loadDashboardConfig({ PUBLIC_URL: origin }, stack.apiUrl),
+      mailer: createMailer(mail.config),
+      accounts: { linkOwner: async () => undefined, hasUnclaimedAccount: async () => false, isSignInRefused: async () => false, isAccountEmail: async () => false, followOwnerEmail: async () => undefined },
+      logger: createLogger('test', 'silent'),
+    });
+    const email = uniqueEmail('https');
+    const call = (path: string, body: unknown) =>
+      auth.handler(new Request(`${origin}/app/api/auth${path}`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    try {
+      expect((await call('/sign-up/email', { email, password: 'secure cookie passphrase', name: email })).status).toBe(200);
+      await pool.query('update auth_user set "emailVerified" = true where email = $1', [email]);
+      const signIn = await call('/sign-in/email', { email, password: 'secure cookie passphrase' });
+      const cookie = signIn.headers.getSetCookie().find((line) => line.includes('session_token'));
+      expect(cookie).toMatch(/; Secure/i);
+      expect(cookie).toMatch(/HttpOnly/i);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('rejects passwords under 12 characters', async () => {
