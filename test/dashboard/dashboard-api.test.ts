@@ -1,7 +1,7 @@
 import { getMigrations } from 'better-auth/db/migration';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDashboardAuth, dashboardAuthOptions } from '../../api/dashboard/auth.ts';
+import { createDashboardAuth, dashboardAuthOptions, type AccountLink } from '../../api/dashboard/auth.ts';
 import { loadDashboardConfig } from '../../api/dashboard/config.ts';
 import { createMailer } from '../../integrations/mail/mailer.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -17,6 +17,8 @@ let alice: DashboardClient;
 let bob: DashboardClient;
 let counter = 0;
 const uniqueEmail = (name: string) => `${name}-${Date.now()}-${counter++}@example.com`;
+// better-auth alone, without our accounts behind it: for checks of its own behaviour.
+const NO_ACCOUNTS: AccountLink = { linkOwner: async () => undefined, hasUnclaimedAccount: async () => false, isSignInRefused: async () => false, isAccountEmail: async () => false, followOwnerEmail: async () => undefined };
 const PRODUCT = { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['forecasting'], targetCustomers: ['sales leaders'], productUrl: null };
 
 beforeAll(async () => {
@@ -67,7 +69,7 @@ describe('accounts', () => {
       pool,
       config: loadDashboardConfig({ PUBLIC_URL: origin }, stack.apiUrl),
       mailer: createMailer(mail.config),
-      accounts: { linkOwner: async () => undefined, hasUnclaimedAccount: async () => false, isSignInRefused: async () => false, isAccountEmail: async () => false, followOwnerEmail: async () => undefined },
+      accounts: NO_ACCOUNTS,
       logger: createLogger('test', 'silent'),
     });
     const email = uniqueEmail('https');
@@ -158,7 +160,7 @@ describe('accounts', () => {
         pool,
         config: loadDashboardConfig({}, stack.apiUrl),
         mailer: createMailer(mail.config),
-        accounts: { linkOwner: async () => undefined, hasUnclaimedAccount: async () => false, isSignInRefused: async () => false, isAccountEmail: async () => false, followOwnerEmail: async () => undefined },
+        accounts: NO_ACCOUNTS,
         logger: createLogger('test', 'silent'),
       });
       const plan = await getMigrations(options);
