@@ -125,21 +125,9 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
       },
     },
     hooks: {
-      // An account made with the admin command has no sign-in user yet: a
-      // password reset for its e-mail creates one, and the reset proves the address.
       before: createAuthMiddleware(async (ctx) => {
-        if (ctx.path === '/change-email') {
-          const newEmail = String(ctx.body?.newEmail ?? '').trim().toLowerCase();
-          if (newEmail && (await accounts.isAccountEmail(newEmail))) {
-            throw new APIError('BAD_REQUEST', { code: 'EMAIL_TAKEN', message: 'Another account uses that address.' });
-          }
-          return;
-        }
-        if (ctx.path !== '/request-password-reset') return;
-        const email = String(ctx.body?.email ?? '').trim().toLowerCase();
-        if (!email || !(await accounts.hasUnclaimedAccount(email))) return;
-        const existing = await ctx.context.internalAdapter.findUserByEmail(email);
-        if (!existing) await ctx.context.internalAdapter.createUser({ email, name: email, emailVerified: false }, { method: 'password-reset' } as never);
+        if (ctx.path === '/change-email') await refuseTakenEmail(accounts, String(ctx.body?.newEmail ?? ''));
+        if (ctx.path === '/request-password-reset') await prepareClaim(accounts, ctx.context.internalAdapter, String(ctx.body?.email ?? ''));
       }),
     },
     onAPIError: { throw: false, onError: (error) => logger.warn({ err: error instanceof APIError ? error.message : error }, 'auth error') },
@@ -156,4 +144,26 @@ export type DashboardAuth = ReturnType<typeof createDashboardAuth>;
 
 async function markVerified(pool: pg.Pool, userId: string): Promise<void> {
   await pool.query('update auth_user set "emailVerified" = true, "updatedAt" = now() where id = $1', [userId]);
+}
+
+/** One address, one account: the owner of another account's address cannot move to it. */
+async function refuseTakenEmail(accounts: AccountLink, newEmail: string): Promise<void> {
+  const email = newEmail.trim().toLowerCase();
+  if (email && (await accounts.isAccountEmail(email))) {
+    throw new APIError('BAD_REQUEST', { code: 'EMAIL_TAKEN', message: 'Another account uses that address.' });
+  }
+}
+
+type InternalAdapter = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0]['context']['internalAdapter'];
+
+/**
+ * An account made with the admin command has no sign-in user yet: a password
+ * reset for its e-mail creates one (linked by `linkOwner`), and opening the
+ * reset link proves the address.
+ */
+async function prepareClaim(accounts: AccountLink, users: InternalAdapter, address: string): Promise<void> {
+  const email = address.trim().toLowerCase();
+  if (!email || !(await accounts.hasUnclaimedAccount(email))) return;
+  if (await users.findUserByEmail(email)) return;
+  await users.createUser({ email, name: email, emailVerified: false }, { method: 'password-reset' } as never);
 }
