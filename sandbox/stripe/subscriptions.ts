@@ -106,20 +106,6 @@ export function previewPriceChange(world: StripeWorld, sub: SubscriptionRecord, 
     const next = periodAfter(sub.billingCycleAnchor, sub.item.periodEnd);
     lines.push(...sub.pendingInvoiceItems, world.periodLine(newPrice, next.start, next.end));
   }
-  return {
-    id: `upcoming_${newId('in')}`,
-    created: world.now(),
-    customer: sub.customer,
-    subscription: sub.id,
-    billingReason: prorationBehavior === 'always_invoice' ? 'subscription_update' : 'upcoming',
-    status: 'draft',
-    lines,
-    attemptCount: 0,
-    nextPaymentAttempt: null,
-    paidAt: null,
-    periodStart: sub.item.periodStart,
-    periodEnd: sub.item.periodEnd,
-    number: null,
-  };
+  return world.draftInvoice(sub, prorationBehavior === 'always_invoice' ? 'subscription_update' : 'upcoming', lines);
 }
 

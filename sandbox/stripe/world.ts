@@ -214,21 +214,31 @@ export class StripeWorld {
     return { id: newId('il'), amount: price.unit_amount, description: `1 × ${price.nickname} (at $${(price.unit_amount / 100).toFixed(2)} / month)`, price: price.id, proration: false, period: { start, end } };
   }
 
-  newInvoice(sub: SubscriptionRecord, billingReason: InvoiceRecord['billingReason'], lines: InvoiceLine[]): InvoiceRecord {
-    this.invoiceCounter += 1;
-    const invoice: InvoiceRecord = {
-      id: newId('in'),
+  /** An invoice of the subscription's current period, not yet stored: a draft for a preview, or the start of a real one. */
+  draftInvoice(sub: SubscriptionRecord, billingReason: InvoiceRecord['billingReason'], lines: InvoiceLine[]): InvoiceRecord {
+    return {
+      id: `upcoming_${newId('in')}`,
       created: this.now(),
       customer: sub.customer,
       subscription: sub.id,
       billingReason,
-      status: 'open',
+      status: 'draft',
       lines,
       attemptCount: 0,
-    nextPaymentAttempt: null,
+      nextPaymentAttempt: null,
       paidAt: null,
       periodStart: sub.item.periodStart,
       periodEnd: sub.item.periodEnd,
+      number: null,
+    };
+  }
+
+  newInvoice(sub: SubscriptionRecord, billingReason: InvoiceRecord['billingReason'], lines: InvoiceLine[]): InvoiceRecord {
+    this.invoiceCounter += 1;
+    const invoice: InvoiceRecord = {
+      ...this.draftInvoice(sub, billingReason, lines),
+      id: newId('in'),
+      status: 'open',
       number: `SANDBOX-${String(this.invoiceCounter).padStart(4, '0')}`,
     };
     this.invoices.set(invoice.id, invoice);
