@@ -1,3 +1,4 @@
+import { fromNodeHeaders } from 'better-auth/node';
 import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../domain/errors.ts';
@@ -6,7 +7,6 @@ import { MAX_BODY_BYTES } from '../read-json-body.ts';
 import type { RequestState } from '../deps.ts';
 import { AUTH_BASE_PATH, CLIENT_ADDRESS_HEADER, type DashboardAuth } from './auth.ts';
 import type { DashboardConfig } from './config.ts';
-import { headersOf } from './guard.ts';
 
 const SIGN_IN_PATH = `${AUTH_BASE_PATH}/sign-in/email`;
 
@@ -55,7 +55,7 @@ async function limitPerEmail(ctx: Context & { state: RequestState }, body: Buffe
 }
 
 function forwardedHeaders(ctx: Context, config: DashboardConfig): Headers {
-  const headers = headersOf(ctx);
+  const headers = fromNodeHeaders(ctx.req.headers);
   const fromProxy = config.clientIpHeader ? ctx.get(config.clientIpHeader).split(',')[0]?.trim() : '';
   headers.set(CLIENT_ADDRESS_HEADER, fromProxy || ctx.req.socket.remoteAddress || 'unknown');
   return headers;

@@ -1,3 +1,4 @@
+import { fromNodeHeaders } from 'better-auth/node';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import type { IAccount } from '../../db/entities/account.ts';
@@ -35,7 +36,7 @@ export function sameOriginOnly(config: DashboardConfig): Middleware {
 /** Every dashboard route below this runs for one signed-in account, and sees only its data. */
 export function signedInOnly(auth: DashboardAuth, clock: () => Date): Middleware<DashboardState> {
   return async (ctx, next) => {
-    const session = await auth.api.getSession({ headers: headersOf(ctx) });
+    const session = await auth.api.getSession({ headers: fromNodeHeaders(ctx.req.headers) });
     if (!session) throw new AppError('unauthenticated', 'Sign in to continue.');
     const account = await findAccountOfUser(ctx.state.em, session.user.id, clock());
     // A deleted account's sessions were ended; this covers one that raced the deletion.
@@ -63,13 +64,4 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.out
   }
   const [first] = Object.entries(fields);
   throw new AppError('invalid_request', first ? `${first[0]}: ${first[1]}` : 'Invalid request.', { fields });
-}
-
-export function headersOf(ctx: Context): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(ctx.req.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  return headers;
 }

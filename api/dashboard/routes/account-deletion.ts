@@ -1,10 +1,11 @@
 import Router from '@koa/router';
+import { fromNodeHeaders } from 'better-auth/node';
 import { ZAccountDeletion } from '../../../domain/dashboard.ts';
 import { AppError } from '../../../domain/errors.ts';
 import { requestAccountDeletion } from '../../../services/account-deletion.ts';
 import { cancelSubscriptionNow, type Billing } from '../../../services/billing.ts';
 import type { DashboardAuth } from '../auth.ts';
-import { headersOf, parseBody, type DashboardState } from '../guard.ts';
+import { parseBody, type DashboardState } from '../guard.ts';
 
 /**
  * Account deletion, confirmed with the password (DECISIONS.md "Data"): keys
@@ -17,7 +18,7 @@ export function accountDeletionRouter(deps: { auth: DashboardAuth; billing: Bill
   router.post('/account/delete', async (ctx) => {
     const { password } = await parseBody(ctx, ZAccountDeletion);
     const isConfirmed = await deps.auth.api
-      .verifyPassword({ body: { password }, headers: headersOf(ctx) })
+      .verifyPassword({ body: { password }, headers: fromNodeHeaders(ctx.req.headers) })
       .then(() => true, () => false);
     if (!isConfirmed) throw new AppError('invalid_request', 'That password is not right.', { fields: { password: 'That password is not right.' } });
     const { account, user, em } = ctx.state;
