@@ -20,6 +20,8 @@ export interface MailSandbox {
   /** The web inbox; `${url}/__admin/messages` is the JSON list. */
   url: string;
   messages(to?: string): CapturedMessage[];
+  /** The first message to `to` that `matches`, once it has arrived; throws after `timeoutMs`. */
+  waitForMessage(to: string, matches?: (message: CapturedMessage) => boolean, timeoutMs?: number): Promise<CapturedMessage>;
   clear(): void;
   setFaults(faults: MailFaults): void;
   close(): Promise<void>;
@@ -122,6 +124,15 @@ export async function startMailSandbox(options: MailSandboxOptions = {}): Promis
     host,
     url: `http://${host}:${httpPort}`,
     messages: (to) => mailbox.list(to),
+    async waitForMessage(to, matches = () => true, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = mailbox.list(to).find(matches);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no matching e-mail to ${to} within ${timeoutMs} ms (inbox holds ${mailbox.list().length})`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     clear: () => mailbox.clear(),
     setFaults: (faults) => void mailbox.setFaults(ZMailFaults.parse(faults)),
     close: async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../db/entities/index.ts';
 import { startStripeSandbox, type StripeSandbox } from '../../sandbox/stripe/server.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
-import { ensureDashboardBuilt, launchBrowser, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
     },
   });
   stripe.webhooks.settings.url = `${stack.apiUrl}/webhooks/stripe`;
-  browser = await launchBrowser();
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchBrowser, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { requestsAbout } from '../insights/insight-helpers.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   await ensureDashboardBuilt();
   mail = await startTestMailSandbox();
   stack = await startTestStack({ apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  browser = await launchBrowser();
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

@@ -1,21 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { DASHBOARD_ROOT } from '../../api/dashboard/config.ts';
 
+// Debian's Chromium (which `npm test` installs when missing) and a current dashboard build.
+export { launchChromium } from '../../scripts/lib/chromium.ts';
 export { ensureDashboardBuilt } from '../../scripts/lib/dashboard-build.ts';
-import { CHROMIUM_PATH } from '../../scripts/lib/chromium.ts';
-
-/** Debian's Chromium (`npm test` installs it when missing); the flags keep it off a closed network. */
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: run the tests through npm test, which installs it`);
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu', '--no-first-run', '--disable-sync'],
-  });
-}
 
 /** Serious and critical accessibility findings of the page as it is now (axe-core's WCAG 2 A/AA rules). */
 export async function seriousAccessibilityFindings(page: Page): Promise<string[]> {

@@ -26,15 +26,7 @@ export async function startTestMailSandbox(options: { smtpPort?: number } = {}):
     sandbox,
     config: loadMailConfig(env),
     env,
-    async waitForMessage(to, matches = () => true, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = sandbox.messages(to).find(matches);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no matching e-mail to ${to} within ${timeoutMs} ms (inbox holds ${sandbox.messages().length})`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
+    waitForMessage: (to, matches, timeoutMs) => sandbox.waitForMessage(to, matches, timeoutMs),
     close: () => sandbox.close(),
   };
 }

@@ -1,8 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { chromium } from 'playwright-core';
 import type { MailSandbox } from '../../../sandbox/mail/mail-sandbox.ts';
-import { CHROMIUM_PATH, ensureChromium } from '../chromium.ts';
-import { DashboardClient, type Inbox } from '../dashboard-client.ts';
+import { ensureChromium, launchChromium } from '../chromium.ts';
+import { DashboardClient } from '../dashboard-client.ts';
 import type { BenchStack } from './bench-stack.ts';
 import { summarise } from './research-client.ts';
 
@@ -27,7 +26,7 @@ export async function measureDashboard(
 ): Promise<DashboardResult> {
   const signInScript = await measureSignInScript(stack.apiUrl, options.log);
 
-  const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(inboxOf(mail), `bench-dashboard-${Date.now()}@example.com`);
+  const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, `bench-dashboard-${Date.now()}@example.com`);
   const { key, keyId } = (await client.post('/app/api/keys', PRODUCT)).body as { key: string; keyId: number };
   const accountId = (await client.get('/app/api/me')).body.accountId as number;
   options.log(`Dashboard: seeding ${options.jobs} jobs from one real completed reply…`);
@@ -54,7 +53,7 @@ export async function measureDashboard(
 
 async function measureSignInScript(apiUrl: string, log: (line: string) => void): Promise<DashboardResult['signInScript']> {
   ensureChromium(log);
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const scripts: Promise<{ compressed: number; decoded: number }>[] = [];
@@ -113,15 +112,3 @@ async function seedJobs(stack: BenchStack, accountId: number, keyId: number, tem
   await connection.execute('analyze research_job; analyze credit_ledger_entry');
 }
 
-function inboxOf(mail: MailSandbox): Inbox {
-  return {
-    async waitForMessage(to, matches = () => true) {
-      for (let attempt = 0; attempt < 200; attempt++) {
-        const found = mail.messages(to).find(matches);
-        if (found) return found;
-        await delay(50);
-      }
-      throw new Error(`no e-mail to ${to}`);
-    },
-  };
-}
