@@ -71,7 +71,8 @@ describe('billing in Chromium', () => {
 
     await plans.getByRole('button', { name: 'Upgrade to Growth' }).click();
     const dialog = page.getByRole('dialog', { name: 'Upgrade to Growth' });
-    await dialog.getByText('$149.00').waitFor();
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain('$149.00');
     await dialog.getByRole('button', { name: 'Continue to payment' }).click();
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.getByRole('status').filter({ hasText: 'Payment confirmed: you are on the Growth plan' }).waitFor({ timeout: 30_000 });

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { requestsAbout } from '../insights/insight-helpers.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
@@ -57,7 +57,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('E-mail').fill(email);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill('too short');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await expect.poll(() => page.getByText('Use at least 12 characters.').isVisible()).toBe(true);
+    await expect.poll(() => accessibleDescription(page.getByRole('textbox', { name: 'Password', exact: true }))).toContain('Use at least 12 characters.');
     expect(await page.getByLabel('E-mail').inputValue()).toBe(email);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -74,7 +74,7 @@ describe('the dashboard in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'Create API key' });
     await dialog.getByLabel('Product URL').fill('not a url');
     await dialog.getByRole('button', { name: 'Read product page' }).click();
-    await dialog.getByText('Enter a web address starting with http:// or https://.').waitFor();
+    await expect.poll(() => accessibleDescription(dialog.getByLabel('Product URL'))).toContain('Enter a web address starting with http:// or https://.');
     await dialog.getByLabel('Product URL').fill(`${stack.model.origin}/products/pipeline-pilot/`);
     await dialog.getByRole('button', { name: 'Read product page' }).click();
     const productName = dialog.getByLabel('Product name');
@@ -141,7 +141,8 @@ describe('the dashboard in Chromium', () => {
     await scan(page, 'revoke-dialog');
     await revokeDialog.getByRole('button', { name: `Revoke key ${draftedName}` }).click();
     await revokeDialog.waitFor({ state: 'hidden' });
-    await keysTable.getByText('revoked').waitFor();
+    const revokedRow = keysTable.getByRole('row').filter({ has: page.getByRole('rowheader', { name: draftedName }) });
+    await expect.poll(() => revokedRow.textContent()).toContain('revoked');
     const refused = await stack.api.research(key, { email: person.email });
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe('invalid_key');
@@ -182,8 +183,9 @@ describe('the dashboard in Chromium', () => {
     await client.post('/app/api/keys', { name: 'Ledgerly', description: 'Bookkeeping', keyFeatures: ['ledgers'], targetCustomers: ['accountants'], productUrl: null });
     const { context, page } = await newPage();
     await signIn(page, email);
-    await page.getByRole('alert').or(page.getByText('Key limit reached')).first().waitFor();
-    expect(await page.getByText('The free plan allows 1 active key').isVisible()).toBe(true);
+    const limit = page.getByRole('alert', { name: 'Key limit reached' });
+    await limit.waitFor();
+    expect(await limit.innerText()).toContain('The free plan allows 1 active key');
     expect(await page.getByRole('button', { name: 'Create API key' }).isDisabled()).toBe(true);
     await context.close();
   }, 60_000);

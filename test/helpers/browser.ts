@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { DASHBOARD_ROOT } from '../../api/dashboard/config.ts';
 
 // Debian's Chromium (which `npm test` installs when missing) and a current dashboard build.
@@ -22,4 +22,15 @@ export async function screenshotForReadme(page: Page, name: string): Promise<voi
   const dir = join(DASHBOARD_ROOT, 'screenshots');
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+}
+
+/** What a screen reader says after a field's name: its `aria-describedby` texts (Mantine puts a field's error there). */
+export function accessibleDescription(field: Locator): Promise<string> {
+  return field.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .map((id) => document.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim(),
+  );
 }
