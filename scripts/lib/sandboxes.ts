@@ -95,6 +95,32 @@ export const SANDBOXES: SandboxSpec[] = [
     childEnv: (ports) => ({ PORT: String(ports.mailInbox), SMTP_PORT: String(ports.mailSmtp) }),
     appEnv: (_url, ports) => ({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(ports.mailSmtp), SMTP_SECURE: 'false' }),
   },
+  {
+    // HubSpot's OAuth and CRM API (issue 18): the app's client id and secret are the stand-in's own.
+    name: 'hubspot-sandbox',
+    entry: 'sandbox/hubspot/main.ts',
+    ports: [{ key: 'hubspot', variable: 'SANDBOX_HUBSPOT_PORT', defaultPort: 4410 }],
+    probePath: '/__admin/faults',
+    isWanted: ({ env }) => !env.HUBSPOT_CLIENT_SECRET && !env.HUBSPOT_API_BASE,
+    childEnv: (ports, { env }) => ({ PORT: String(ports.hubspot), ...(env.SANDBOX_SEED ? { SANDBOX_SEED: env.SANDBOX_SEED } : {}) }),
+    appEnv: (url) => ({
+      HUBSPOT_API_BASE: url,
+      HUBSPOT_OAUTH_BASE: url,
+      HUBSPOT_APP_BASE: url,
+      HUBSPOT_CLIENT_ID: 'sandbox-hubspot-client-id',
+      HUBSPOT_CLIENT_SECRET: 'sandbox-hubspot-client-secret',
+    }),
+  },
+  {
+    // Slack-style incoming webhooks on loopback, which CRM settings accept only because this says so.
+    name: 'chat-sandbox',
+    entry: 'sandbox/chat/main.ts',
+    ports: [{ key: 'chat', variable: 'SANDBOX_CHAT_PORT', defaultPort: 4510 }],
+    probePath: '/__admin/messages',
+    isWanted: ({ env }) => !env.CRM_CHAT_SANDBOX_URL,
+    childEnv: (ports) => ({ PORT: String(ports.chat) }),
+    appEnv: (url) => ({ CRM_CHAT_SANDBOX_URL: url }),
+  },
 ];
 
 const stripeWebhookSecret = (env: Env) => env.STRIPE_WEBHOOK_SECRET ?? 'whsec_local_stripe_sandbox';

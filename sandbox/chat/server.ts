@@ -1,0 +1,155 @@
+// A chat-webhook receiver speaking Slack's incoming-webhook format, for
+// development and tests. From Slack's own pages: api.slack.com/messaging/webhooks
+// (POST JSON with `text` and optional `blocks`; success is HTTP 200 with the
+// plain-text body `ok`) and api.slack.com/changelog/2016-05-17-changes-to-errors-for-incoming-webhooks
+// (errors as plain-text codes: 400 invalid_payload / no_text, 403 action_prohibited,
+// 404 channel_not_found / no_service, 410 channel_is_archived, 500 rollup_error).
+// Any path /services/<T>/<B>/<secret> is a hook; POST /__admin/hooks sets what one answers.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+export interface ChatMessage {
+  id: number;
+  hook: string;
+  at: string;
+  text: string;
+  blocks: unknown[];
+}
+
+/** The documented answers a hook can be told to give. */
+export const SLACK_ERRORS = {
+  invalid_payload: 400, no_text: 400, user_not_found: 400,
+  action_prohibited: 403, invalid_token: 403, posting_to_general_channel_denied: 403,
+  channel_not_found: 404, no_service: 404, no_team: 404,
+  channel_is_archived: 410, no_active_hooks: 410,
+  rollup_error: 500,
+} as const;
+
+const ZHookAnswer = z.object({
+  /** e.g. `/services/T0/B0/secret`. */
+  hook: z.string().startsWith('/services/'),
+  /** The error to answer; omitted: `ok` again. */
+  error: z.enum(Object.keys(SLACK_ERRORS) as [keyof typeof SLACK_ERRORS, ...Array<keyof typeof SLACK_ERRORS>]).optional(),
+  /** Only the next N posts; omitted: until told otherwise (a deleted hook stays deleted). */
+  times: z.number().int().min(1).optional(),
+});
+
+export interface ChatSandbox {
+  url: string;
+  port: number;
+  messages(hook?: string): ChatMessage[];
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+export async function startChatSandbox(options: { port?: number; host?: string } = {}): Promise<ChatSandbox> {
+  let messages: ChatMessage[] = [];
+  const answers = new Map<string, { error: keyof typeof SLACK_ERRORS; times: number | null }>();
+  let nextId = 1;
+
+  const http = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendText(res, 500, error instanceof Error ? error.message : String(error));
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const path = url.pathname;
+    if (req.method === 'GET' && path === '/') return sendHtml(res, page(messages));
+    if (req.method === 'GET' && (path === '/__admin/messages' || path === '/__admin/calls')) {
+      const hook = url.searchParams.get('hook');
+      return sendJson(res, 200, { messages: hook ? messages.filter((message) => message.hook === hook) : messages });
+    }
+    if (req.method === 'DELETE' && path === '/__admin/messages') {
+      messages = [];
+      answers.clear();
+      return sendJson(res, 200, { deleted: true });
+    }
+    if (req.method === 'POST' && path === '/__admin/hooks') {
+      const parsed = ZHookAnswer.safeParse(parseJson(await readBody(req)));
+      if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
+      if (parsed.data.error) answers.set(parsed.data.hook, { error: parsed.data.error, times: parsed.data.times ?? null });
+      else answers.delete(parsed.data.hook);
+      return sendJson(res, 200, parsed.data);
+    }
+    if (req.method === 'POST' && /^\/services\/[^/]+\/[^/]+\/[^/]+$/.test(path)) {
+      const answer = answers.get(path);
+      if (answer) {
+        if (answer.times !== null && --answer.times <= 0) answers.delete(path);
+        return sendText(res, SLACK_ERRORS[answer.error], answer.error);
+      }
+      const body = parseJson(await readBody(req));
+      if (body === undefined || typeof body !== 'object' || body === null) return sendText(res, 400, 'invalid_payload');
+      const { text, blocks } = body as { text?: unknown; blocks?: unknown };
+      if ((text === undefined || text === '') && !Array.isArray(blocks)) return sendText(res, 400, 'no_text');
+      if (blocks !== undefined && (!Array.isArray(blocks) || blocks.length > 50)) return sendText(res, 400, 'invalid_blocks');
+      messages.push({ id: nextId++, hook: path, at: new Date().toISOString(), text: typeof text === 'string' ? text : '', blocks: Array.isArray(blocks) ? blocks : [] });
+      return sendText(res, 200, 'ok');
+    }
+    // Slack answers an unknown hook path with no_service.
+    if (req.method === 'POST' && path.startsWith('/services/')) return sendText(res, 404, 'no_service');
+    sendJson(res, 404, { error: `no such route: ${req.method} ${path}` });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
+  const port = (http.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    port,
+    messages: (hook) => (hook ? messages.filter((message) => message.hook === hook) : messages),
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+const escape = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function page(messages: ChatMessage[]): string {
+  const items = messages
+    .slice()
+    .reverse()
+    .map((message) => `<li><p><strong>${escape(message.hook)}</strong> at ${escape(message.at)}</p><pre style="white-space:pre-wrap">${escape(message.text)}</pre>
+<details><summary>Blocks</summary><pre style="white-space:pre-wrap">${escape(JSON.stringify(message.blocks, null, 2))}</pre></details></li>`)
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chat webhook stand-in</title></head>
+<body style="font-family:system-ui,sans-serif;margin:2rem"><main><h1>Chat webhook stand-in</h1>
+<p>Any URL <code>/services/&lt;team&gt;/&lt;bot&gt;/&lt;secret&gt;</code> on this server is a Slack-style incoming webhook. JSON: <a href="/__admin/messages">/__admin/messages</a>.</p>
+${items ? `<ol>${items}</ol>` : '<p>No messages yet.</p>'}</main></body></html>`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return '';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendText(res: ServerResponse, status: number, text: string) {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+}
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}
+function sendHtml(res: ServerResponse, html: string) {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+}

@@ -1,0 +1,681 @@
+// A HubSpot-compatible server for development and tests, written from
+// HubSpot's reference pages and OpenAPI files, never from our client:
+// - OAuth: developers.hubspot.com/docs/apps/legacy-apps/authentication/working-with-oauth
+//   and PublicApiSpecs/Auth/Oauth (v1: POST /oauth/v1/token, GET /oauth/v1/access-tokens/{token},
+//   DELETE /oauth/v1/refresh-tokens/{token}; v3: POST /oauth/v3/token, /token/introspect, /token/revoke).
+// - Properties and groups: developers.hubspot.com/docs/api/crm/properties and PublicApiSpecs/CRM/Properties (v3).
+// - Contacts, search and batch update: PublicApiSpecs/CRM/Contacts (v3); search: sandbox/hubspot/search.ts.
+// - Notes: developers.hubspot.com/docs/api-reference/crm-notes-v3/guide (hs_timestamp required,
+//   association type 202 = note → contact) and PublicApiSpecs/CRM/Notes (v3).
+// - Limits and errors: sandbox/hubspot/limits.ts.
+// Test and developer routes live under /__admin (JSON) and / (an HTML page).
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { World } from '../provider-world/world.ts';
+import { createLimiter, DOCUMENTED_LIMITS, rateLimitBody, ZHubSpotFaults, type CallKind, type HubSpotFaults, type RateLimits } from './limits.ts';
+import { consentPage, contactPage, portalPage } from './pages.ts';
+import {
+  addContact, newPortal, newSecret, seedPortal,
+  type AccessToken, type AuthCode, type Contact, type Portal, type Property, type PropertyType, type RefreshToken, type SeedContact,
+} from './portal.ts';
+import { searchContacts, SearchValidationError, view, type SearchRequest } from './search.ts';
+
+export interface HubSpotSandboxOptions {
+  port?: number;
+  host?: string;
+  world: World;
+  clientId?: string;
+  clientSecret?: string;
+  limits?: Partial<RateLimits>;
+  /** How many provider-world people the seeded portal holds. */
+  people?: number;
+}
+
+export interface HubSpotSandbox {
+  url: string;
+  port: number;
+  portal(portalId?: number): Portal;
+  setFaults(faults: Partial<HubSpotFaults>): void;
+  close(): Promise<void>;
+}
+
+export const SANDBOX_CLIENT_ID = 'sandbox-hubspot-client-id';
+export const SANDBOX_CLIENT_SECRET = 'sandbox-hubspot-client-secret';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+/** HubSpot: string values up to 65,536 characters; batch operations up to 100 inputs. */
+const MAX_STRING_VALUE = 65_536;
+const MAX_BATCH = 100;
+const AUTH_CODE_TTL_MS = 10 * 60_000;
+
+/** Valid fieldType per type (developers.hubspot.com/docs/api/crm/properties, "Property type and fieldType values"). */
+const FIELD_TYPES: Record<PropertyType, string[]> = {
+  string: ['text', 'textarea', 'file', 'html', 'phonenumber'],
+  number: ['number', 'calculation_equation'],
+  bool: ['booleancheckbox'],
+  enumeration: ['select', 'radio', 'checkbox', 'booleancheckbox', 'calculation_equation'],
+  date: ['date'],
+  datetime: ['date'],
+};
+
+class HttpError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
+    super(typeof body === 'string' ? body : JSON.stringify(body));
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** HubSpot's error shape (PublicApiSpecs `Error`: status, message, correlationId, category, subCategory?, errors?, context?). */
+function hubspotError(status: number, category: string, message: string, extra: Record<string, unknown> = {}): HttpError {
+  return new HttpError(status, { status: 'error', message, correlationId: randomUUID(), category, ...extra });
+}
+
+const ZPropertyCreate = z.object({
+  name: z.string(),
+  label: z.string().min(1),
+  type: z.enum(['string', 'number', 'bool', 'enumeration', 'date', 'datetime']),
+  fieldType: z.string(),
+  groupName: z.string(),
+  description: z.string().optional(),
+  displayOrder: z.number().int().optional(),
+  hidden: z.boolean().optional(),
+  formField: z.boolean().optional(),
+  options: z.array(z.object({ label: z.string(), value: z.string(), displayOrder: z.number().int().optional(), hidden: z.boolean().optional() })).optional(),
+});
+const ZGroupCreate = z.object({ name: z.string(), label: z.string().min(1), displayOrder: z.number().int().optional() });
+const ZPropertiesInput = z.object({ properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])) });
+const ZNoteCreate = z.object({
+  properties: z.record(z.string(), z.union([z.string(), z.number()])),
+  associations: z
+    .array(z.object({ to: z.object({ id: z.union([z.string(), z.number()]) }), types: z.array(z.object({ associationCategory: z.string(), associationTypeId: z.number().int() })) }))
+    .optional(),
+});
+
+export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promise<HubSpotSandbox> {
+  const clientId = options.clientId ?? SANDBOX_CLIENT_ID;
+  const clientSecret = options.clientSecret ?? SANDBOX_CLIENT_SECRET;
+  const limiter = createLimiter({ ...DOCUMENTED_LIMITS, ...options.limits });
+  let portals = new Map<number, Portal>();
+  let codes = new Map<string, AuthCode>();
+  let refreshTokens = new Map<string, RefreshToken>();
+  let accessTokens = new Map<string, AccessToken>();
+  let faults: HubSpotFaults = ZHubSpotFaults.parse({});
+  let calls: Array<{ at: string; method: string; path: string; portalId: number | null; status: number; kind: CallKind | 'admin' | 'page' | 'oauth' }> = [];
+
+  const reset = (people = options.people) => {
+    const portal = seedPortal(options.world, new Date(), { people });
+    portals = new Map([[portal.portalId, portal]]);
+    codes = new Map();
+    refreshTokens = new Map();
+    accessTokens = new Map();
+    faults = ZHubSpotFaults.parse({});
+    calls = [];
+    limiter.reset();
+  };
+  reset();
+
+  const portalOf = (portalId: number) => {
+    const portal = portals.get(portalId);
+    if (!portal) throw hubspotError(404, 'OBJECT_NOT_FOUND', `No portal ${portalId}`);
+    return portal;
+  };
+
+  /** Search sees writes only after the configured lag. */
+  const write = (contact: Contact, properties: Record<string, string>) => {
+    const at = new Date().toISOString();
+    Object.assign(contact.properties, properties, { lastmodifieddate: at });
+    contact.updatedAt = at;
+    const snapshot = { ...contact.properties };
+    if (faults.searchLagMs === 0) contact.indexed = snapshot;
+    else setTimeout(() => void (contact.indexed = snapshot), faults.searchLagMs).unref();
+  };
+
+  const http = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (res.headersSent) return;
+      if (error instanceof HttpError) return sendJson(res, error.status, error.body);
+      sendJson(res, 500, { status: 'error', message: error instanceof Error ? error.message : String(error), category: 'INTERNAL_ERROR' });
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+    const record = (kind: (typeof calls)[number]['kind'], portalId: number | null, status: number) =>
+      calls.push({ at: new Date().toISOString(), method, path, portalId, status, kind });
+
+    // Developer page and admin JSON.
+    if (method === 'GET' && path === '/') return sendHtml(res, 200, portalPage([...portals.values()], baseUrl()));
+    const contactPath = /^\/contacts\/(\d+)\/record\/0-1\/(\d+)$/.exec(path);
+    if (method === 'GET' && contactPath) {
+      const contact = portals.get(Number(contactPath[1]))?.contacts.get(contactPath[2]!);
+      if (!contact) return sendHtml(res, 404, '<!doctype html><html lang="en"><title>Not found</title><main><h1>No such contact</h1><a href="/">Portal</a></main></html>');
+      return sendHtml(res, 200, contactPage(portals.get(Number(contactPath[1]))!, contact));
+    }
+    if (path.startsWith('/__admin')) return admin(req, res, url);
+
+    // OAuth.
+    if (method === 'GET' && (path === '/oauth/authorize' || /^\/oauth\/\d+\/authorize$/.test(path))) return authorizePage(res, url);
+    if (method === 'POST' && path === '/oauth/authorize/decision') return authorizeDecision(req, res);
+    if (method === 'POST' && (path === '/oauth/v1/token' || path === '/oauth/v3/token')) {
+      const status = await takeFault('token');
+      if (status) return sendFault(res, status, null);
+      return token(req, res, record);
+    }
+    const tokenInfo = /^\/oauth\/v1\/access-tokens\/([^/]+)$/.exec(path);
+    if (method === 'GET' && tokenInfo) return accessTokenInfo(res, decodeURIComponent(tokenInfo[1]!));
+    if (method === 'POST' && path === '/oauth/v3/token/introspect') return introspect(req, res);
+    const revokePath = /^\/oauth\/v1\/refresh-tokens\/([^/]+)$/.exec(path);
+    if (method === 'DELETE' && revokePath) return revoke(res, decodeURIComponent(revokePath[1]!), 204);
+    if (method === 'POST' && path === '/oauth/v3/token/revoke') {
+      const form = await readForm(req);
+      if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret) throw oauthError('invalid_client', 'BAD_CLIENT_ID', 'client credentials are invalid');
+      return revoke(res, form.get('token') ?? '', 200);
+    }
+
+    // Everything else needs a Bearer access token.
+    const access = authenticate(req);
+    const portal = portalOf(access.portalId);
+    const kind = kindOf(method, path);
+    const faultStatus = await takeFault(kind);
+    if (faultStatus) {
+      record(kind, portal.portalId, faultStatus);
+      return sendFault(res, faultStatus, portal.portalId);
+    }
+    const isSearch = kind === 'search';
+    const taken = limiter.take(portal.portalId, isSearch);
+    if (!isSearch) {
+      res.setHeader('X-HubSpot-RateLimit-Interval-Milliseconds', String(limiter.limits.generalWindowMs));
+      res.setHeader('X-HubSpot-RateLimit-Max', String(limiter.limits.general));
+      res.setHeader('X-HubSpot-RateLimit-Remaining', String(taken.remaining));
+    }
+    if (!taken.allowed) {
+      record(kind, portal.portalId, 429);
+      return sendJson(res, 429, rateLimitBody(taken.policy, randomUUID()));
+    }
+    try {
+      await crm(req, res, url, portal);
+      record(kind, portal.portalId, res.statusCode);
+    } catch (error) {
+      record(kind, portal.portalId, error instanceof HttpError ? error.status : 500);
+      throw error;
+    }
+  }
+
+  function kindOf(method: string, path: string): CallKind {
+    if (path === '/crm/v3/objects/contacts/search') return 'search';
+    if (path.startsWith('/crm/v3/objects/notes')) return method === 'GET' ? 'read' : 'note';
+    if (path.startsWith('/crm/v3/properties')) return 'properties';
+    if (path.startsWith('/crm/v3/objects/contacts') && method !== 'GET') return 'write';
+    return 'read';
+  }
+
+  /** A 429 or 5xx the test asked for, counted down; sleeps a tick so a storm is not instantaneous. */
+  async function takeFault(kind: CallKind): Promise<number | null> {
+    const hits = faults.on === 'all' ? kind !== 'token' : faults.on === kind;
+    if (!hits) return null;
+    if (faults.rateLimitNext > 0) {
+      faults.rateLimitNext--;
+      return 429;
+    }
+    if (faults.serverErrorNext > 0) {
+      faults.serverErrorNext--;
+      return faults.serverErrorStatus;
+    }
+    return null;
+  }
+
+  function sendFault(res: ServerResponse, status: number, _portalId: number | null) {
+    if (status === 429) return sendJson(res, 429, rateLimitBody(faults.rateLimitPolicy, randomUUID()));
+    return sendJson(res, status, { status: 'error', message: 'Service unavailable (sandbox fault)', correlationId: randomUUID(), category: 'INTERNAL_ERROR' });
+  }
+
+  function authenticate(req: IncomingMessage): AccessToken {
+    const header = req.headers.authorization ?? '';
+    const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
+    const access = bearer ? accessTokens.get(bearer) : undefined;
+    if (!access || refreshTokens.get(access.refreshToken)?.revoked) {
+      throw hubspotError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication.');
+    }
+    const expiredFor = Math.floor((Date.now() - access.expiresAt) / 1000);
+    if (expiredFor >= 0) throw hubspotError(401, 'EXPIRED_AUTHENTICATION', `The OAuth token used to make this call expired ${expiredFor} second(s) ago.`);
+    return access;
+  }
+
+  // ---------------------------------------------------------------- OAuth
+
+  function authorizePage(res: ServerResponse, url: URL) {
+    const params = url.searchParams;
+    const redirectUri = params.get('redirect_uri');
+    if (params.get('client_id') !== clientId) return sendHtml(res, 400, consentPage({ error: 'This app (client_id) is not known to this HubSpot.' }));
+    if (!redirectUri || !/^https?:\/\//.test(redirectUri)) return sendHtml(res, 400, consentPage({ error: 'The redirect_uri is missing or not a URL.' }));
+    const scopes = (params.get('scope') ?? '').split(/[ +]/).filter(Boolean);
+    const portal = [...portals.values()][0]!;
+    return sendHtml(res, 200, consentPage({ portal, scopes, optionalScopes: (params.get('optional_scope') ?? '').split(/[ +]/).filter(Boolean), clientId, redirectUri, state: params.get('state') ?? '' }));
+  }
+
+  /** The consent form's answer: a code (single use, 10 minutes) on approval; `error=access_denied` when declined. */
+  async function authorizeDecision(req: IncomingMessage, res: ServerResponse) {
+    const form = await readForm(req);
+    const redirectUri = form.get('redirect_uri') ?? '';
+    const state = form.get('state') ?? '';
+    const target = new URL(redirectUri);
+    if (form.get('decision') !== 'approve') {
+      target.searchParams.set('error', 'access_denied');
+      target.searchParams.set('error_description', 'The user declined the app.');
+    } else {
+      const portalId = Number(form.get('portal_id'));
+      portalOf(portalId);
+      const code = newSecret('code-');
+      codes.set(code, {
+        code, portalId, clientId: form.get('client_id') ?? '', redirectUri, scopes: (form.get('scope') ?? '').split(' ').filter(Boolean), expiresAt: Date.now() + AUTH_CODE_TTL_MS, used: false,
+      });
+      target.searchParams.set('code', code);
+    }
+    if (state) target.searchParams.set('state', state);
+    res.writeHead(302, { location: target.toString() }).end();
+  }
+
+  /** POST /oauth/v1|v3/token, form encoded; error bodies as HubSpot sends them (error, error_description, status, message). */
+  async function token(req: IncomingMessage, res: ServerResponse, record: (kind: 'oauth', portalId: number | null, status: number) => void) {
+    const form = await readForm(req);
+    if (form.get('client_id') !== clientId) throw oauthError('invalid_client', 'BAD_CLIENT_ID', 'missing or unknown client id');
+    if (form.get('client_secret') !== clientSecret) throw oauthError('invalid_client', 'BAD_CLIENT_SECRET', 'missing or invalid client secret');
+    const grant = form.get('grant_type');
+    let refresh: RefreshToken;
+    if (grant === 'authorization_code') {
+      const code = codes.get(form.get('code') ?? '');
+      if (!code || code.used) throw oauthError('invalid_grant', 'BAD_AUTH_CODE', 'missing or unknown auth code');
+      if (code.expiresAt < Date.now()) throw oauthError('invalid_grant', 'EXPIRED_AUTH_CODE', 'auth code is expired');
+      if (code.redirectUri !== form.get('redirect_uri')) throw oauthError('invalid_grant', 'BAD_REDIRECT_URI', 'redirect_uri does not match the one used to get the code');
+      code.used = true;
+      refresh = { token: newSecret('na1-'), portalId: code.portalId, clientId, scopes: code.scopes, revoked: false };
+      refreshTokens.set(refresh.token, refresh);
+    } else if (grant === 'refresh_token') {
+      const known = refreshTokens.get(form.get('refresh_token') ?? '');
+      if (!known || known.revoked || !portals.has(known.portalId)) throw oauthError('invalid_grant', 'BAD_REFRESH_TOKEN', 'refresh token is invalid, expired or revoked');
+      refresh = known;
+      if (faults.rotateRefreshTokens) {
+        known.revoked = true;
+        refresh = { ...known, token: newSecret('na1-'), revoked: false };
+        refreshTokens.set(refresh.token, refresh);
+      }
+    } else {
+      throw oauthError('unsupported_grant_type', 'BAD_GRANT_TYPE', `grant_type ${grant ?? '(none)'} is not supported`);
+    }
+    const access: AccessToken = {
+      token: newSecret('CJ'), portalId: refresh.portalId, clientId, scopes: refresh.scopes, refreshToken: refresh.token, expiresAt: Date.now() + faults.accessTokenTtlSeconds * 1000,
+    };
+    accessTokens.set(access.token, access);
+    const portal = portals.get(refresh.portalId)!;
+    record('oauth', portal.portalId, 200);
+    return sendJson(res, 200, {
+      token_type: 'bearer', access_token: access.token, refresh_token: refresh.token, expires_in: faults.accessTokenTtlSeconds,
+      hub_id: portal.portalId, scopes: refresh.scopes, user_id: portal.userId, token_use: 'access_token',
+    });
+  }
+
+  function accessTokenInfo(res: ServerResponse, tokenText: string) {
+    const access = accessTokens.get(tokenText);
+    if (!access || access.expiresAt < Date.now() || refreshTokens.get(access.refreshToken)?.revoked) throw hubspotError(404, 'OBJECT_NOT_FOUND', 'Token not found or expired');
+    const portal = portalOf(access.portalId);
+    return sendJson(res, 200, {
+      token: access.token, user: portal.userEmail, hub_domain: `portal-${portal.portalId}.sandbox`, scopes: access.scopes, hub_id: portal.portalId,
+      app_id: 1, expires_in: Math.floor((access.expiresAt - Date.now()) / 1000), user_id: portal.userId, token_type: 'access',
+    });
+  }
+
+  async function introspect(req: IncomingMessage, res: ServerResponse) {
+    const form = await readForm(req);
+    const access = accessTokens.get(form.get('token') ?? '');
+    const active = access !== undefined && access.expiresAt > Date.now() && !refreshTokens.get(access.refreshToken)?.revoked;
+    if (!active) return sendJson(res, 200, { active: false });
+    const portal = portalOf(access.portalId);
+    return sendJson(res, 200, {
+      active: true, hub_id: portal.portalId, app_id: 1, client_id: clientId, scopes: access.scopes, user_id: portal.userId, token_use: 'access_token',
+      expires_in: Math.floor((access.expiresAt - Date.now()) / 1000),
+    });
+  }
+
+  /** Revoking a refresh token ends it and every access token made from it. */
+  function revoke(res: ServerResponse, tokenText: string, status: 200 | 204) {
+    const refresh = refreshTokens.get(tokenText);
+    if (!refresh) throw hubspotError(404, 'OBJECT_NOT_FOUND', 'Refresh token not found');
+    refresh.revoked = true;
+    res.writeHead(status).end();
+  }
+
+  function oauthError(error: string, status: string, description: string): HttpError {
+    return new HttpError(400, { error, error_description: description, status, message: description, correlationId: randomUUID() });
+  }
+
+  // ---------------------------------------------------------------- CRM
+
+  async function crm(req: IncomingMessage, res: ServerResponse, url: URL, portal: Portal) {
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+    if (method === 'GET' && path === '/account-info/v3/details') {
+      return sendJson(res, 200, { portalId: portal.portalId, accountType: 'STANDARD', timeZone: 'UTC', companyCurrency: 'EUR', uiDomain: new URL(baseUrl()).host, dataHostingLocation: 'eu1' });
+    }
+    if (path === '/crm/v3/properties/contacts/groups') {
+      if (method === 'GET') return sendJson(res, 200, { results: [...portal.groups.values()].filter((group) => !group.archived) });
+      if (method === 'POST') return createGroup(res, portal, await readJson(req));
+    }
+    const groupPath = /^\/crm\/v3\/properties\/contacts\/groups\/([^/]+)$/.exec(path);
+    if (groupPath && method === 'GET') {
+      const group = portal.groups.get(decodeURIComponent(groupPath[1]!));
+      if (!group || group.archived) throw hubspotError(404, 'OBJECT_NOT_FOUND', `No property group named ${groupPath[1]}`);
+      return sendJson(res, 200, group);
+    }
+    if (path === '/crm/v3/properties/contacts') {
+      if (method === 'GET') return sendJson(res, 200, { results: [...portal.properties.values()].filter((property) => !property.archived).map(propertyView) });
+      if (method === 'POST') return createProperty(res, portal, await readJson(req));
+    }
+    const propertyPath = /^\/crm\/v3\/properties\/contacts\/([^/]+)$/.exec(path);
+    if (propertyPath) {
+      const property = portal.properties.get(decodeURIComponent(propertyPath[1]!));
+      if (!property || property.archived) throw hubspotError(404, 'OBJECT_NOT_FOUND', `Property ${propertyPath[1]} does not exist`);
+      if (method === 'GET') return sendJson(res, 200, propertyView(property));
+      if (method === 'DELETE') {
+        if (property.hubspotDefined) throw hubspotError(400, 'VALIDATION_ERROR', `Property ${property.name} is a HubSpot default and cannot be archived`);
+        property.archived = true;
+        return void res.writeHead(204).end();
+      }
+    }
+    if (method === 'POST' && path === '/crm/v3/objects/contacts/search') {
+      try {
+        return sendJson(res, 200, searchContacts(portal, ((await readJson(req)) ?? {}) as SearchRequest));
+      } catch (error) {
+        if (error instanceof SearchValidationError) throw hubspotError(400, 'VALIDATION_ERROR', error.message);
+        throw error;
+      }
+    }
+    if (method === 'POST' && path === '/crm/v3/objects/contacts/batch/update') return batchUpdate(res, portal, await readJson(req));
+    const contactPath = /^\/crm\/v3\/objects\/contacts\/(\d+)$/.exec(path);
+    if (contactPath) {
+      const contact = portal.contacts.get(contactPath[1]!);
+      if (!contact) throw hubspotError(404, 'OBJECT_NOT_FOUND', `resource not found: contact ${contactPath[1]}`);
+      if (method === 'GET') {
+        const wanted = url.searchParams.getAll('properties').flatMap((value) => value.split(','));
+        return sendJson(res, 200, view(contact, wanted.length > 0 ? wanted : ['createdate', 'email', 'firstname', 'hs_object_id', 'lastmodifieddate', 'lastname'], contact.properties));
+      }
+      if (method === 'PATCH') {
+        const parsed = ZPropertiesInput.safeParse(await readJson(req));
+        if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
+        const values = checkProperties(portal, parsed.data.properties);
+        write(contact, values);
+        return sendJson(res, 200, view(contact, Object.keys(values), contact.properties));
+      }
+    }
+    if (method === 'POST' && path === '/crm/v3/objects/notes') return createNote(res, portal, await readJson(req));
+    const notePath = /^\/crm\/v3\/objects\/notes\/(\d+)$/.exec(path);
+    if (method === 'GET' && notePath) {
+      const note = portal.notes.get(notePath[1]!);
+      if (!note) throw hubspotError(404, 'OBJECT_NOT_FOUND', `resource not found: note ${notePath[1]}`);
+      const withContacts = url.searchParams.get('associations')?.split(',').includes('contacts');
+      return sendJson(res, 200, {
+        id: note.id, properties: note.properties, createdAt: note.createdAt, updatedAt: note.createdAt, archived: false,
+        ...(withContacts ? { associations: { contacts: { results: note.contactIds.map((id) => ({ id, type: 'note_to_contact' })) } } } : {}),
+      });
+    }
+    throw hubspotError(404, 'OBJECT_NOT_FOUND', `No route for ${method} ${path}`);
+  }
+
+  function createGroup(res: ServerResponse, portal: Portal, body: unknown) {
+    const parsed = ZGroupCreate.safeParse(body);
+    if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
+    if (!isValidName(parsed.data.name)) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid group name ${parsed.data.name}`);
+    const existing = portal.groups.get(parsed.data.name);
+    if (existing && !existing.archived) {
+      throw hubspotError(409, 'OBJECT_ALREADY_EXISTS', `A property group named '${parsed.data.name}' already exists.`, { subCategory: 'PropertyGroups.PROPERTY_GROUP_WITH_NAME_EXISTS' });
+    }
+    const group = { name: parsed.data.name, label: parsed.data.label, displayOrder: parsed.data.displayOrder ?? -1, archived: false };
+    portal.groups.set(group.name, group);
+    return sendJson(res, 201, group);
+  }
+
+  function createProperty(res: ServerResponse, portal: Portal, body: unknown) {
+    const parsed = ZPropertyCreate.safeParse(body);
+    if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
+    const input = parsed.data;
+    if (!isValidName(input.name)) throw hubspotError(400, 'VALIDATION_ERROR', `Property name ${input.name} must be lower case letters, digits and underscores, starting with a letter`);
+    if (!FIELD_TYPES[input.type].includes(input.fieldType)) {
+      throw hubspotError(400, 'VALIDATION_ERROR', `fieldType ${input.fieldType} is not valid for type ${input.type}`, { subCategory: 'Properties.INVALID_FIELD_TYPE' });
+    }
+    if (!portal.groups.get(input.groupName) || portal.groups.get(input.groupName)!.archived) {
+      throw hubspotError(400, 'VALIDATION_ERROR', `Property group ${input.groupName} does not exist`, { subCategory: 'Properties.GROUP_DOES_NOT_EXIST' });
+    }
+    if (input.type === 'enumeration' && (input.options ?? []).length === 0) throw hubspotError(400, 'VALIDATION_ERROR', 'An enumeration property needs options');
+    const existing = portal.properties.get(input.name);
+    if (existing && !existing.archived) {
+      throw hubspotError(409, 'OBJECT_ALREADY_EXISTS', `A property named '${input.name}' already exists.`, { subCategory: 'Properties.PROPERTY_WITH_NAME_EXISTS' });
+    }
+    const at = new Date().toISOString();
+    const property: Property = {
+      name: input.name, label: input.label, type: input.type, fieldType: input.fieldType, groupName: input.groupName, description: input.description ?? '',
+      options: (input.options ?? []).map((option, index) => ({ label: option.label, value: option.value, displayOrder: option.displayOrder ?? index, hidden: option.hidden ?? false })),
+      displayOrder: input.displayOrder ?? -1, hidden: input.hidden ?? false, formField: input.formField ?? false, hubspotDefined: false, archived: false, createdAt: at, updatedAt: at,
+    };
+    portal.properties.set(property.name, property);
+    return sendJson(res, 201, propertyView(property));
+  }
+
+  /** Values must name live properties and fit their type; an unknown one is HubSpot's PROPERTY_DOESNT_EXIST. */
+  function checkProperties(portal: Portal, input: Record<string, string | number | boolean | null>): Record<string, string> {
+    const problems: Array<Record<string, unknown>> = [];
+    const values: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(input)) {
+      const property = portal.properties.get(name);
+      const value = raw === null ? '' : String(raw);
+      if (!property || property.archived) {
+        problems.push({ isValid: false, message: `Property "${name}" does not exist`, error: 'PROPERTY_DOESNT_EXIST', name, localizedErrorMessage: `Property "${name}" does not exist` });
+      } else if (property.name === 'hs_object_id' || property.name === 'createdate' || property.name === 'lastmodifieddate') {
+        problems.push({ isValid: false, message: `${name} is a read only property; its value cannot be set.`, error: 'READ_ONLY_VALUE', name });
+      } else if (value.length > MAX_STRING_VALUE) {
+        problems.push({ isValid: false, message: `${name} is longer than ${MAX_STRING_VALUE} characters`, error: 'INVALID_STRING_LENGTH', name });
+      } else if (property.type === 'number' && value !== '' && !Number.isFinite(Number(value))) {
+        problems.push({ isValid: false, message: `${value} is not a valid number`, error: 'INVALID_INTEGER', name });
+      } else if (property.type === 'enumeration' && value !== '' && !property.options.some((option) => option.value === value)) {
+        problems.push({ isValid: false, message: `${value} was not one of the allowed options: ${property.options.map((option) => option.value).join(', ')}`, error: 'INVALID_OPTION', name });
+      } else if (property.type === 'datetime' && value !== '' && Number.isNaN(Date.parse(value)) && !/^\d+$/.test(value)) {
+        problems.push({ isValid: false, message: `${value} is not a valid date`, error: 'INVALID_DATE', name });
+      } else {
+        values[name] = value;
+      }
+    }
+    if (problems.length > 0) throw hubspotError(400, 'VALIDATION_ERROR', `Property values were not valid: ${JSON.stringify(problems)}`);
+    return values;
+  }
+
+  function batchUpdate(res: ServerResponse, portal: Portal, body: unknown) {
+    const parsed = z.object({ inputs: z.array(ZPropertiesInput.extend({ id: z.union([z.string(), z.number()]) })) }).safeParse(body);
+    if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
+    const inputs = parsed.data.inputs;
+    if (inputs.length > MAX_BATCH) throw hubspotError(400, 'VALIDATION_ERROR', `Batch input must contain at most ${MAX_BATCH} inputs; received ${inputs.length}`);
+    const ids = inputs.map((input) => String(input.id));
+    if (new Set(ids).size !== ids.length) throw hubspotError(400, 'VALIDATION_ERROR', 'Duplicate IDs found in batch input');
+    const startedAt = new Date().toISOString();
+    const results: unknown[] = [];
+    const errors: unknown[] = [];
+    for (const input of inputs) {
+      const contact = portal.contacts.get(String(input.id));
+      if (!contact) {
+        errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `Could not find contact ${input.id}`, context: { ids: [String(input.id)] } });
+        continue;
+      }
+      try {
+        const values = checkProperties(portal, input.properties);
+        write(contact, values);
+        results.push(view(contact, Object.keys(values), contact.properties));
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        errors.push({ ...(error.body as object), context: { ids: [String(input.id)] } });
+      }
+    }
+    const completedAt = new Date().toISOString();
+    if (errors.length === 0) return sendJson(res, 200, { status: 'COMPLETE', results, startedAt, completedAt });
+    return sendJson(res, 207, { status: 'COMPLETE', results, numErrors: errors.length, errors, startedAt, completedAt });
+  }
+
+  function createNote(res: ServerResponse, portal: Portal, body: unknown) {
+    const parsed = ZNoteCreate.safeParse(body);
+    if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
+    const properties = Object.fromEntries(Object.entries(parsed.data.properties).map(([name, value]) => [name, String(value)]));
+    if (!properties.hs_timestamp) {
+      throw hubspotError(400, 'VALIDATION_ERROR', 'Property values were not valid: [{"isValid":false,"message":"hs_timestamp is required","error":"REQUIRED_FIELD","name":"hs_timestamp"}]');
+    }
+    if ((properties.hs_note_body ?? '').length > MAX_STRING_VALUE) throw hubspotError(400, 'VALIDATION_ERROR', `hs_note_body is longer than ${MAX_STRING_VALUE} characters`);
+    const contactIds: string[] = [];
+    for (const association of parsed.data.associations ?? []) {
+      const id = String(association.to.id);
+      if (!association.types.some((type) => type.associationCategory === 'HUBSPOT_DEFINED' && type.associationTypeId === 202)) {
+        throw hubspotError(400, 'VALIDATION_ERROR', `association type ${JSON.stringify(association.types)} cannot link a note to a contact (HUBSPOT_DEFINED 202 does)`);
+      }
+      if (!portal.contacts.has(id)) throw hubspotError(400, 'VALIDATION_ERROR', `One or more associations are invalid: contact ${id} does not exist`);
+      contactIds.push(id);
+    }
+    const id = String(portal.nextObjectId++);
+    const createdAt = new Date().toISOString();
+    portal.notes.set(id, { id, properties: { ...properties, hs_object_id: id, hs_createdate: createdAt }, contactIds, createdAt });
+    return sendJson(res, 201, { id, properties: { ...properties, hs_object_id: id, hs_createdate: createdAt, hs_lastmodifieddate: createdAt }, createdAt, updatedAt: createdAt, archived: false });
+  }
+
+  // ---------------------------------------------------------------- admin (tests and developers)
+
+  async function admin(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+    if (method === 'GET' && path === '/__admin/calls') {
+      const since = url.searchParams.get('since');
+      return sendJson(res, 200, { calls: since ? calls.filter((call) => call.at >= since) : calls });
+    }
+    if (method === 'GET' && path === '/__admin/state') return sendJson(res, 200, { portals: [...portals.values()].map(portalJson) });
+    if (method === 'POST' && path === '/__admin/reset') {
+      const body = ((await readJson(req)) ?? {}) as { people?: number };
+      reset(body.people);
+      return sendJson(res, 200, { reset: true });
+    }
+    if (method === 'GET' && path === '/__admin/faults') return sendJson(res, 200, faults);
+    if (method === 'POST' && path === '/__admin/faults') {
+      const parsed = ZHubSpotFaults.partial().safeParse(await readJson(req));
+      if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
+      faults = { ...faults, ...parsed.data };
+      return sendJson(res, 200, faults);
+    }
+    if (method === 'POST' && path === '/__admin/limits') {
+      const parsed = z.object({ general: z.number().int().min(1), generalWindowMs: z.number().int().min(1), searchPerSecond: z.number().int().min(1) }).partial().safeParse(await readJson(req));
+      if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
+      Object.assign(limiter.limits, parsed.data);
+      return sendJson(res, 200, limiter.limits);
+    }
+    // Adds contacts to a portal (a new portal when `portalId` is new): { portalId?, contacts: SeedContact[] }.
+    if (method === 'POST' && path === '/__admin/contacts') {
+      const body = ((await readJson(req)) ?? {}) as { portalId?: number; contacts?: SeedContact[] };
+      const portalId = body.portalId ?? [...portals.keys()][0]!;
+      if (!portals.has(portalId)) portals.set(portalId, newPortal(portalId, `owner@portal-${portalId}.example`, new Date()));
+      const added = (body.contacts ?? []).map((seed) => addContact(portals.get(portalId)!, seed, new Date()).id);
+      return sendJson(res, 201, { portalId, ids: added });
+    }
+    // Expires every access token at once (as if 30 minutes had passed), or revokes every refresh token (an uninstall).
+    if (method === 'POST' && path === '/__admin/expire-access-tokens') {
+      for (const access of accessTokens.values()) access.expiresAt = Date.now() - 1000;
+      return sendJson(res, 200, { expired: accessTokens.size });
+    }
+    if (method === 'POST' && path === '/__admin/uninstall') {
+      for (const refresh of refreshTokens.values()) refresh.revoked = true;
+      return sendJson(res, 200, { revoked: refreshTokens.size });
+    }
+    // Approves the consent as a user would, for API tests: the same redirect the consent form's button gives.
+    if (method === 'GET' && path === '/__admin/approve') {
+      const target = new URL(url.searchParams.get('authorize_url') ?? '');
+      const form = new URLSearchParams({
+        decision: url.searchParams.get('decision') ?? 'approve', portal_id: String(url.searchParams.get('portal_id') ?? [...portals.keys()][0]),
+        client_id: target.searchParams.get('client_id') ?? '', redirect_uri: target.searchParams.get('redirect_uri') ?? '', state: target.searchParams.get('state') ?? '', scope: target.searchParams.get('scope') ?? '',
+      });
+      const fake = Object.assign(Readable.from([Buffer.from(form.toString())]), { headers: { 'content-type': 'application/x-www-form-urlencoded' } }) as unknown as IncomingMessage;
+      return authorizeDecision(fake, res);
+    }
+    return sendJson(res, 404, { error: `no such admin route: ${method} ${path}` });
+  }
+
+  function portalJson(portal: Portal) {
+    return {
+      portalId: portal.portalId,
+      groups: [...portal.groups.values()],
+      properties: [...portal.properties.values()].filter((property) => !property.hubspotDefined).map(propertyView),
+      contacts: [...portal.contacts.values()].map((contact) => ({ id: contact.id, properties: contact.properties })),
+      notes: [...portal.notes.values()],
+      tokens: {
+        refresh: [...refreshTokens.values()].filter((token) => token.portalId === portal.portalId).map((token) => ({ revoked: token.revoked, scopes: token.scopes })),
+        access: [...accessTokens.values()].filter((token) => token.portalId === portal.portalId).length,
+      },
+    };
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
+  const port = (http.address() as AddressInfo).port;
+  const baseUrl = () => `http://${options.host ?? '127.0.0.1'}:${port}`;
+  return {
+    url: baseUrl(),
+    port,
+    portal: (portalId) => portalOf(portalId ?? [...portals.keys()][0]!),
+    setFaults: (next) => void (faults = { ...faults, ...ZHubSpotFaults.partial().parse(next) }),
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** Lower-case letters, digits and underscores, starting with a letter, at most 100 characters. */
+const isValidName = (name: string) => /^[a-z][a-z0-9_]{0,99}$/.test(name);
+
+function propertyView(property: Property) {
+  const { hubspotDefined, archived, ...rest } = property;
+  return { ...rest, hubspotDefined, archived, modificationMetadata: { archivable: !hubspotDefined, readOnlyDefinition: hubspotDefined, readOnlyValue: false } };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json;charset=utf-8');
+  res.end(JSON.stringify(body));
+}
+
+function sendHtml(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw hubspotError(413, 'VALIDATION_ERROR', 'Request body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const text = await readBody(req);
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw hubspotError(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1');
+  }
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  return new URLSearchParams(await readBody(req));
+}
