@@ -1,0 +1,123 @@
+// The CRM integration's rules (spec §1.1; DECISIONS.md "CRM integration"):
+// settings, schedule cadences, HubSpot property names, and why a contact is
+// skipped. Pure types and functions: workflow code imports this module, so it
+// stays free of Node built-ins and I/O.
+
+export const CRM_SYNC_WORKFLOW_TYPE = 'crmSyncWorkflow';
+/** Custom search attributes (Keyword) on every CRM Schedule and run, so operators find them by account and product. */
+export const CRM_SEARCH_ATTRIBUTES = { CrmAccountId: 'Keyword', CrmProductId: 'Keyword' } as const;
+
+export const CADENCES = ['daily', 'mon_thu', 'weekly_mon'] as const;
+export type Cadence = (typeof CADENCES)[number];
+export const CADENCE_LABELS: Record<Cadence, string> = { daily: 'Daily', mon_thu: 'Twice a week (Monday and Thursday)', weekly_mon: 'Weekly (Monday)' };
+
+/** Days a cadence runs on, 0 = Sunday (as Date#getUTCDay and Temporal's calendar `dayOfWeek`). */
+export const CADENCE_DAYS: Record<Cadence, number[]> = { daily: [0, 1, 2, 3, 4, 5, 6], mon_thu: [1, 4], weekly_mon: [1] };
+
+/** DECISIONS.md: runs may start up to 10 minutes late so that accounts choosing the same hour do not all start at once. */
+export const CRM_SCHEDULE_JITTER_MS = 10 * 60_000;
+
+export const CRM_DEFAULTS = {
+  cadence: 'daily' as Cadence,
+  hourUtc: 8,
+  scoreProperty: 'hubspotscore',
+  minScore: 70,
+  skipFreeMail: true,
+  skipRoleBased: true,
+  researchLimit: 10,
+  digestEnabled: true,
+} as const;
+export const RESEARCH_LIMIT_MAX = 50;
+
+export interface CrmSettings {
+  productId: number;
+  accountId: number;
+  cadence: Cadence;
+  hourUtc: number;
+  scoreProperty: string;
+  minScore: number;
+  skipFreeMail: boolean;
+  skipRoleBased: boolean;
+  researchLimit: number;
+  /** Null: no chat messages. */
+  chatWebhookUrl: string | null;
+  digestEnabled: boolean;
+  /** Null: the account's e-mail. */
+  digestEmail: string | null;
+  active: boolean;
+  /** Why it is paused when not by its owner: `disconnected`, `plan`, `token_revoked`, `account_deleted`; null otherwise. */
+  pausedReason: string | null;
+}
+
+/**
+ * The next time a cadence at `hourUtc` is due strictly after `after` (the
+ * Schedule's nominal time; the run itself may start up to the jitter later).
+ */
+export function nextRunAt(cadence: Cadence, hourUtc: number, after: Date): Date {
+  const days = CADENCE_DAYS[cadence];
+  const start = Date.UTC(after.getUTCFullYear(), after.getUTCMonth(), after.getUTCDate(), hourUtc);
+  for (let offset = 0; offset <= 7; offset++) {
+    const candidate = new Date(start + offset * 86_400_000);
+    if (days.includes(candidate.getUTCDay()) && candidate.getTime() > after.getTime()) return candidate;
+  }
+  throw new Error(`no run within a week for ${cadence} at ${hourUtc}`);
+}
+
+// ------------------------------------------------------------------ HubSpot properties
+
+export const CRM_STATUS_VALUES = ['in_progress', 'completed', 'failed'] as const;
+export type CrmContactStatus = (typeof CRM_STATUS_VALUES)[number];
+
+/** The fields written per contact, in display order (spec §1.1); `status` is written last. */
+export const CRM_FIELDS = [
+  { field: 'status', label: 'Status', type: 'enumeration', fieldType: 'select' },
+  { field: 'prospect_summary', label: 'Prospect Summary', type: 'string', fieldType: 'textarea' },
+  { field: 'opening_talk', label: 'Opening Talk', type: 'string', fieldType: 'textarea' },
+  { field: 'synergy_points', label: 'Synergy Points', type: 'string', fieldType: 'textarea' },
+  { field: 'discovery_questions', label: 'Discovery Questions', type: 'string', fieldType: 'textarea' },
+  { field: 'company_news', label: 'Company News', type: 'string', fieldType: 'textarea' },
+  { field: 'company_industry', label: 'Company Industry', type: 'string', fieldType: 'text' },
+  { field: 'company_employees', label: 'Company Employees', type: 'string', fieldType: 'text' },
+  { field: 'enriched_at', label: 'Enriched At', type: 'datetime', fieldType: 'date' },
+] as const;
+export type CrmField = (typeof CRM_FIELDS)[number]['field'];
+
+export const crmGroupName = (productId: number) => `pe_${productId}`;
+export const crmPropertyName = (productId: number, field: CrmField) => `pe_${productId}_${field}`;
+
+// ------------------------------------------------------------------ candidates
+
+export const SKIP_REASONS = ['no_email', 'invalid_email', 'free_mail', 'role_based'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+export const SKIP_REASON_LABELS: Record<SkipReason, string> = {
+  no_email: 'no e-mail',
+  invalid_email: 'invalid e-mail',
+  free_mail: 'free-mail address',
+  role_based: 'role-based mailbox',
+};
+
+export interface CrmCandidate {
+  contactId: string;
+  email: string | null;
+  name: string | null;
+  score: number | null;
+}
+
+export interface CandidateVerdict extends CrmCandidate {
+  /** Null: taken for research. */
+  skipped: SkipReason | null;
+}
+
+/** What a sync run did, counted (run row, summary, digest and dashboard). */
+export interface CrmRunCounts {
+  found: number;
+  skipped: Record<SkipReason, number>;
+  researched: number;
+  failed: number;
+  creditsUsed: number;
+}
+
+export const emptySkipCounts = (): Record<SkipReason, number> => ({ no_email: 0, invalid_email: 0, free_mail: 0, role_based: 0 });
+
+/** The link to a contact's record in HubSpot's app (`appBase` is https://app.hubspot.com, or a stand-in's). */
+export const hubspotContactUrl = (appBase: string, portalId: number, contactId: string) => `${appBase.replace(/\/+$/, '')}/contacts/${portalId}/record/0-1/${contactId}`;

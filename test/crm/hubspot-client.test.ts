@@ -1,0 +1,122 @@
+// Our HubSpot client (integrations/hubspot) against the stand-in: OAuth,
+// idempotent setup, search, retries as HubSpot documents, refusals, and the
+// per-portal throttle.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadHubSpotConfig, type HubSpotConfig } from '../../integrations/hubspot/config.ts';
+import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
+import { HubSpotAuthRevoked, HubSpotRejected, HubSpotUnavailable } from '../../integrations/hubspot/errors.ts';
+import { createHubSpotOAuth, type HubSpotGrant } from '../../integrations/hubspot/oauth.ts';
+import { createPortalThrottle } from '../../integrations/hubspot/throttle.ts';
+import { decryptToken, encryptToken } from '../../integrations/hubspot/token-cipher.ts';
+import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
+import { createWorld } from '../../sandbox/provider-world/world.ts';
+
+let hubspot: HubSpotSandbox;
+let config: HubSpotConfig;
+let grant: HubSpotGrant;
+const redirectUri = 'http://127.0.0.1:9/app/crm/callback';
+
+beforeAll(async () => {
+  hubspot = await startHubSpotSandbox({ world: createWorld(), people: 30 });
+  config = loadHubSpotConfig({
+    HUBSPOT_CLIENT_ID: SANDBOX_CLIENT_ID, HUBSPOT_CLIENT_SECRET: SANDBOX_CLIENT_SECRET, HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url, HUBSPOT_APP_BASE: hubspot.url,
+  })!;
+  const oauth = createHubSpotOAuth(config);
+  const authorizeUrl = oauth.authorizeUrl({ state: 'st-1', redirectUri });
+  const approved = await fetch(`${hubspot.url}/__admin/approve?authorize_url=${encodeURIComponent(authorizeUrl)}`, { redirect: 'manual' });
+  const back = new URL(approved.headers.get('location')!);
+  expect(back.searchParams.get('state')).toBe('st-1');
+  grant = await oauth.exchangeCode(back.searchParams.get('code')!, redirectUri);
+});
+afterAll(async () => hubspot?.close());
+
+const fastRetry = { tenSecondlyMs: 50, secondlyMs: 50, serverErrorBaseMs: 10 };
+
+function crmWith(token: () => Promise<string>, limits = { callsPer10s: 1000, searchesPerSecond: 1000 }): HubSpotCrm {
+  return createHubSpotCrm({ apiBase: config.apiBase, portalId: grant.portalId, accessToken: token, throttle: createPortalThrottle(limits), retry: fastRetry });
+}
+
+describe('HubSpot client against the stand-in', () => {
+  it('builds the consent URL on the configured OAuth base with %20-separated scopes, and exchanges the code for the portal', () => {
+    const url = createHubSpotOAuth(config).authorizeUrl({ state: 'x', redirectUri });
+    expect(url.startsWith(`${hubspot.url}/oauth/authorize?`)).toBe(true);
+    expect(url).toContain('scope=oauth%20crm.objects.contacts.read%20');
+    expect(grant).toMatchObject({ portalId: 4000001, hubUser: 'owner@portal.example' });
+    expect(grant.expiresAt.getTime()).toBeGreaterThan(Date.now() + 29 * 60_000);
+  });
+
+  it('encrypts tokens with AES-GCM bound to their purpose', () => {
+    const stored = encryptToken(config.tokenKey, grant.refreshToken, 'refresh');
+    expect(stored).not.toContain(grant.refreshToken);
+    expect(decryptToken(config.tokenKey, stored, 'refresh')).toBe(grant.refreshToken);
+    expect(() => decryptToken(config.tokenKey, stored, 'access')).toThrow();
+    expect(() => decryptToken(Buffer.alloc(32, 1), stored, 'refresh')).toThrow();
+  });
+
+  it('creates a group and properties once, and reads them back the second time', async () => {
+    const crm = crmWith(async () => grant.accessToken);
+    expect(await crm.ensureGroup('pe_77', 'Prospect Enrichment: Test')).toBe('created');
+    expect(await crm.ensureGroup('pe_77', 'Prospect Enrichment: Test')).toBe('existed');
+    const property = { name: 'pe_77_status', label: 'Status', type: 'enumeration' as const, fieldType: 'select', groupName: 'pe_77', description: 'x', options: [{ label: 'Completed', value: 'completed', displayOrder: 0, hidden: false }] };
+    expect(await crm.ensureProperty(property)).toBe('created');
+    expect(await crm.ensureProperty(property)).toBe('existed');
+    expect((await crm.numberProperties()).map((each) => each.name)).toEqual(expect.arrayContaining(['hubspotscore', 'hs_predictivecontactscore_v2']));
+  });
+
+  it('refuses unknown properties with PROPERTY_DOESNT_EXIST named', async () => {
+    const crm = crmWith(async () => grant.accessToken);
+    const error = await crm.updateContact('101', { pe_77_nope: 'x' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HubSpotRejected);
+    expect((error as HubSpotRejected).propertyErrors).toEqual([{ error: 'PROPERTY_DOESNT_EXIST', name: 'pe_77_nope' }]);
+  });
+
+  it('retries 429 and 5xx answers, and gives up with HubSpotUnavailable after its attempts', async () => {
+    const crm = crmWith(async () => grant.accessToken);
+    hubspot.setFaults({ rateLimitNext: 2, serverErrorNext: 2, on: 'write' });
+    await crm.updateContact('101', { jobtitle: 'Head of Tests' });
+    expect(hubspot.portal().contacts.get('101')!.properties.jobtitle).toBe('Head of Tests');
+    hubspot.setFaults({ serverErrorNext: 10, on: 'write' });
+    await expect(crm.updateContact('101', { jobtitle: 'x' })).rejects.toBeInstanceOf(HubSpotUnavailable);
+    hubspot.setFaults({ serverErrorNext: 0, rateLimitNext: 1, rateLimitPolicy: 'DAILY', on: 'write' });
+    await expect(crm.updateContact('101', { jobtitle: 'x' })).rejects.toBeInstanceOf(HubSpotRejected);
+    hubspot.setFaults({ rateLimitNext: 0, rateLimitPolicy: 'TEN_SECONDLY_ROLLING', on: 'all' });
+  });
+
+  it('refreshes once on a 401 (a token expiring mid-run) and then goes on', async () => {
+    const oauth = createHubSpotOAuth(config);
+    let current = grant.accessToken;
+    let refreshes = 0;
+    const crm = crmWith(async (options) => {
+      if (options?.force) {
+        refreshes++;
+        current = (await oauth.refresh(grant.refreshToken)).accessToken;
+      }
+      return current;
+    });
+    await fetch(`${hubspot.url}/__admin/expire-access-tokens`, { method: 'POST' });
+    const page = await crm.searchContacts({ filterGroups: [], properties: ['email'], sort: { propertyName: 'hubspotscore', direction: 'DESCENDING' }, limit: 5, after: null });
+    expect(page.contacts).toHaveLength(5);
+    expect(refreshes).toBe(1);
+    grant = { ...grant, accessToken: current };
+  });
+
+  it('keeps each portal under its search budget', async () => {
+    const crm = crmWith(async () => grant.accessToken, { callsPer10s: 1000, searchesPerSecond: 4 });
+    const since = new Date().toISOString();
+    await Promise.all(Array.from({ length: 10 }, () => crm.searchContacts({ filterGroups: [], properties: [], sort: { propertyName: 'hubspotscore', direction: 'DESCENDING' }, limit: 1, after: null })));
+    const { calls } = (await (await fetch(`${hubspot.url}/__admin/calls?since=${since}`)).json()) as { calls: Array<{ at: string; kind: string; status: number }> };
+    const searches = calls.filter((call) => call.kind === 'search');
+    expect(searches.map((call) => call.status)).toEqual(searches.map(() => 200));
+    for (const call of searches) {
+      const inSecond = searches.filter((other) => other.at >= call.at && Date.parse(other.at) < Date.parse(call.at) + 1000);
+      expect(inSecond.length).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it('a revoked refresh token is HubSpotAuthRevoked', async () => {
+    const oauth = createHubSpotOAuth(config);
+    await oauth.revoke(grant.refreshToken);
+    await oauth.revoke(grant.refreshToken); // twice is fine
+    await expect(oauth.refresh(grant.refreshToken)).rejects.toBeInstanceOf(HubSpotAuthRevoked);
+  });
+});
