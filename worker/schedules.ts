@@ -15,11 +15,12 @@ export function divisionOf(description: ScheduleDescription): string | undefined
  * Creates a Schedule, or brings an existing one to `spec` and `action` when
  * `isCurrent` finds it differs. One update replaces the whole spec (a spread
  * of the old one would keep old calendars, sdk-typescript#1351) and keeps the
- * state an operator set: a paused Schedule stays paused.
+ * state an operator set: a paused Schedule stays paused, unless `state` is
+ * given, which then goes in the same update.
  */
 export async function ensureSchedule(
   client: Client,
-  options: Pick<ScheduleOptions, 'scheduleId' | 'spec' | 'action' | 'policies'> & { isCurrent(description: ScheduleDescription): boolean },
+  options: Pick<ScheduleOptions, 'scheduleId' | 'spec' | 'action' | 'policies' | 'state' | 'typedSearchAttributes'> & { isCurrent(description: ScheduleDescription): boolean },
 ): Promise<void> {
   const { isCurrent, ...schedule } = options;
   try {
@@ -28,7 +29,14 @@ export async function ensureSchedule(
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
     const handle = client.schedule.getHandle(schedule.scheduleId);
     if (isCurrent(await handle.describe())) return;
-    await handle.update((previous) => ({ ...previous, spec: schedule.spec, action: schedule.action }));
+    // A caller that owns the paused state (a CRM integration's Active/Paused) sends it in the same
+    // update: a separate pause() after update() races and can lose the pause (research/dashboard.md §7).
+    await handle.update((previous) => ({
+      ...previous,
+      spec: schedule.spec,
+      action: schedule.action,
+      ...(schedule.state ? { state: { ...previous.state, paused: schedule.state.paused ?? previous.state.paused, note: schedule.state.note } } : {}),
+    }));
   }
 }
 

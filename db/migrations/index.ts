@@ -5,6 +5,7 @@ import { Migration20261123162000 } from './Migration20261123162000.ts';
 import { Migration20261123163000 } from './Migration20261123163000.ts';
 import { Migration20261123164000 } from './Migration20261123164000.ts';
 import { Migration20261123165000 } from './Migration20261123165000.ts';
+import { Migration20261124222300 } from './Migration20261124222300.ts';
 
 // Every migration, in order. Append new ones here.
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261123163000', class: Migration20261123163000 },
   { name: 'Migration20261123164000', class: Migration20261123164000 },
   { name: 'Migration20261123165000', class: Migration20261123165000 },
+  { name: 'Migration20261124222300', class: Migration20261124222300 },
 ];

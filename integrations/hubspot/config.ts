@@ -40,8 +40,8 @@ export interface HubSpotConfig {
   appBase: string;
   tokenKey: Buffer;
   scopes: string[];
-  /** Loopback chat webhooks allowed (the local stand-in). */
-  allowLocalWebhooks: boolean;
+  /** The local chat stand-in, whose http loopback URLs are accepted as webhooks; null: https to public addresses only. */
+  chatSandboxUrl: string | null;
   limits: { callsPer10s: number; searchesPerSecond: number };
 }
 
@@ -61,7 +61,7 @@ export function loadHubSpotConfig(env: Env = process.env): HubSpotConfig | null 
     appBase: e.HUBSPOT_APP_BASE.replace(/\/+$/, ''),
     tokenKey: e.CRM_TOKEN_KEY !== undefined ? Buffer.from(e.CRM_TOKEN_KEY, 'base64') : Buffer.alloc(32, 7),
     scopes: HUBSPOT_SCOPES,
-    allowLocalWebhooks: e.CRM_CHAT_SANDBOX_URL !== undefined,
+    chatSandboxUrl: e.CRM_CHAT_SANDBOX_URL?.replace(/\/+$/, '') ?? null,
     limits: { callsPer10s: e.HUBSPOT_MAX_CALLS_PER_10S, searchesPerSecond: e.HUBSPOT_MAX_SEARCHES_PER_SECOND },
   };
 }

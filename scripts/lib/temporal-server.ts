@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.ts';
+import { CRM_SEARCH_ATTRIBUTES } from '../../domain/crm.ts';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../domain/research-contract.ts';
 
 /** Pinned so that every machine runs the same server (CLI 1.9.1 = Server 1.32). */
@@ -76,7 +77,8 @@ export async function startTemporalDevServer(options: {
     args.push('--db-filename', options.dbFile);
     for (const pragma of options.sqlitePragmas ?? []) args.push('--sqlite-pragma', pragma);
   }
-  for (const [name, type] of Object.entries(RESEARCH_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  // Operators find research jobs by account, and CRM Schedules and runs by account and product.
+  for (const [name, type] of Object.entries({ ...RESEARCH_SEARCH_ATTRIBUTES, ...CRM_SEARCH_ATTRIBUTES })) args.push('--search-attribute', `${name}=${type}`);
   for (const [name, value] of Object.entries(DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${name}=${value}`);
 
   const server = startProcess('temporal', options.binary, args, { logFile: options.logFile, detached: options.detached ?? false });

@@ -1,0 +1,41 @@
+// The contract between the CRM Schedules, the dashboard's "Run now", the
+// sync workflow and its activities. Pure types: workflow code imports it.
+import type { CandidateVerdict, CrmRunCounts, CrmSettings } from './crm.ts';
+
+export interface CrmSyncInput {
+  productId: number;
+  trigger: 'schedule' | 'manual';
+}
+
+/** What a run works with, read once when it starts (settings edited during a run apply to the next). */
+export interface CrmRunPlan {
+  runId: string;
+  /** Null: the run does nothing, and says why (`paused`, `not_connected`, `plan`, `no_settings`). */
+  notRunReason: string | null;
+  settings: CrmSettings | null;
+  productName: string;
+  portalId: number | null;
+  ownerEmail: string;
+}
+
+export interface CandidateSearch {
+  taken: CandidateVerdict[];
+  skipped: CandidateVerdict[];
+  found: number;
+}
+
+export interface ContactOutcome {
+  contactId: string;
+  outcome: 'researched' | 'failed' | 'not_researched';
+  researchId: string | null;
+  /** The run stopped researching here: the account has no credits left. */
+  outOfCredits: boolean;
+  creditsUsed: number;
+}
+
+export interface CrmSyncResult {
+  runId: string;
+  status: 'completed' | 'credits_exhausted' | 'not_run' | 'failed';
+  reason: string | null;
+  counts: CrmRunCounts;
+}
