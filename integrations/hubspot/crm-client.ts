@@ -16,6 +16,7 @@ export interface PropertyDefinition {
   fieldType: string;
   groupName: string;
   description: string;
+  displayOrder?: number;
   options?: Array<{ label: string; value: string; displayOrder: number; hidden: boolean }>;
 }
 

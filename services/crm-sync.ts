@@ -1,0 +1,407 @@
+// The steps of a CRM sync run (DECISIONS.md "CRM integration"), each
+// idempotent so that an activity retried after a crash repeats nothing that
+// shows: the run row is keyed by the run's workflow id; candidates are
+// claimed in a ledger per (product, portal, contact), which also keeps a
+// contact completed even while HubSpot's search still shows it (its index
+// lags); the note id and the chat post are recorded there, so a retried
+// write makes no second note or message.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  crmGroupName, crmPropertyName, CRM_FIELDS, CRM_STATUS_VALUES, emptySkipCounts, hubspotContactUrl,
+  type CandidateVerdict, type CrmRunCounts, type CrmSettings, type SkipReason,
+} from '../domain/crm.ts';
+import { contactChatMessage, crmContentProperties, crmNoteHtml, runSummaryChatMessage, skippedSummary } from '../domain/crm-messages.ts';
+import type { CandidateSearch, CrmRunPlan } from '../domain/crm-sync-contract.ts';
+import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
+import { classifyEmail } from '../domain/email-classification.ts';
+import { PLANS, type PlanName } from '../domain/plans.ts';
+import type { ResearchData } from '../domain/research-reply.ts';
+import { postChatMessage, type ChatPostResult } from '../integrations/chat/slack-webhook.ts';
+import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
+import { createHubSpotCrm, type HubSpotCrm, type RetryPolicy } from '../integrations/hubspot/crm-client.ts';
+import { HubSpotRejected } from '../integrations/hubspot/errors.ts';
+import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
+import { crmDigestEmail, crmWebhookDisabledEmail } from '../integrations/mail/templates/crm.ts';
+import type { CrmTokens } from './crm-connections.ts';
+import { disableChatWebhook, getCrmSettings } from './crm-settings.ts';
+import { enqueueMail } from './mail-outbox.ts';
+
+export interface CrmSyncDeps {
+  em(): EntityManager;
+  clock(): Date;
+  hubspot: HubSpotConfig;
+  tokens: CrmTokens;
+  throttle: PortalThrottle;
+  publicUrl: string;
+  retry?: Partial<RetryPolicy>;
+  fetch?: typeof fetch;
+}
+
+/** HubSpot search pages: well under the documented 200, and never past the 10,000-result cap. */
+const SEARCH_PAGE = 100;
+const SEARCH_CAP = 10_000;
+
+export function crmClientFor(deps: CrmSyncDeps, accountId: number, portalId: number): HubSpotCrm {
+  return createHubSpotCrm({
+    apiBase: deps.hubspot.apiBase,
+    portalId,
+    accessToken: async (options) => (await deps.tokens.accessToken(accountId, options)).token,
+    throttle: deps.throttle,
+    retry: deps.retry,
+  });
+}
+
+/** Records the run (once per run id) and reads what it works with; says why when it cannot run. */
+export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number; runId: string; trigger: 'schedule' | 'manual' }): Promise<CrmRunPlan> {
+  const em = deps.em();
+  const settings = await getCrmSettings(em, input.productId);
+  const [context]: Array<{ account_id: number; name: string; plan: PlanName; owner_email: string; deletion_requested_at: Date | null; portal_id: string | null; status: string | null }> =
+    await em.execute(
+      `select p.account_id, p.name, a.plan, a.owner_email, a.deletion_requested_at, c.portal_id, c.status
+       from product_context p join account a on a.id = p.account_id left join crm_connection c on c.account_id = p.account_id where p.id = ?`,
+      [input.productId],
+    );
+  const why = !context || !settings
+    ? 'no_settings'
+    : context.deletion_requested_at
+      ? 'account_deleted'
+      : !PLANS[context.plan].hasCrmIntegration
+        ? 'plan'
+        : context.status !== 'connected'
+          ? 'not_connected'
+          : !settings.active
+            ? 'paused'
+            : null;
+  const portalId = context?.portal_id ? Number(context.portal_id) : null;
+  if (context) {
+    await em.execute(
+      `insert into crm_sync_run (id, product_id, account_id, portal_id, trigger, status, reason, started_at) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+      [input.runId, input.productId, context.account_id, portalId, input.trigger, why ? 'not_run' : 'running', why, deps.clock()],
+    );
+  }
+  const { chatWebhookDisabled: _disabled, ...plain } = settings ?? { chatWebhookDisabled: null };
+  return {
+    runId: input.runId,
+    notRunReason: why,
+    settings: settings ? { ...(plain as CrmSettings), chatWebhookUrl: settings.chatWebhookDisabled ? null : settings.chatWebhookUrl } : null,
+    productName: context?.name ?? '',
+    portalId,
+    ownerEmail: context?.owner_email ?? '',
+  };
+}
+
+/** The product's group `pe_<id>` and its properties, created on first use; existing ones are left as they are. */
+export async function ensureCrmProperties(deps: CrmSyncDeps, plan: CrmRunPlan): Promise<void> {
+  const settings = plan.settings!;
+  const crm = crmClientFor(deps, settings.accountId, plan.portalId!);
+  const group = crmGroupName(settings.productId);
+  await crm.ensureGroup(group, `Prospect Enrichment: ${plan.productName}`.slice(0, 100));
+  for (const [index, field] of CRM_FIELDS.entries()) {
+    await crm.ensureProperty({
+      name: crmPropertyName(settings.productId, field.field),
+      label: `${field.label} (${plan.productName})`.slice(0, 100),
+      type: field.type,
+      fieldType: field.fieldType,
+      groupName: group,
+      description: `Written by Prospect Enrichment for ${plan.productName}.`,
+      ...(field.type === 'enumeration'
+        ? { options: CRM_STATUS_VALUES.map((value, order) => ({ label: value.replace('_', ' '), value, displayOrder: order, hidden: false })) }
+        : {}),
+      displayOrder: index,
+    });
+  }
+}
+
+function verdictOf(settings: CrmSettings, email: string | null): SkipReason | null {
+  if (!email || email.trim() === '') return 'no_email';
+  const normalised = normaliseEmail(email);
+  if (!isValidEmail(normalised)) return 'invalid_email';
+  const classification = classifyEmail(normalised);
+  if (settings.skipFreeMail && (classification.isFreeMail || classification.isDisposable)) return 'free_mail';
+  if (settings.skipRoleBased && classification.isRoleBased) return 'role_based';
+  return null;
+}
+
+/**
+ * The contacts the run would take, highest score first: score at or above the
+ * minimum and status not `completed` (two filter groups: how NEQ treats an
+ * unset property is not documented), paged until the limit is reached.
+ * `exclude` drops contacts the ledger knows are done or held by another run.
+ */
+export async function searchCandidates(crm: HubSpotCrm, settings: CrmSettings, exclude: (contactId: string) => boolean = () => false): Promise<CandidateSearch> {
+  const status = crmPropertyName(settings.productId, 'status');
+  const score = { propertyName: settings.scoreProperty, operator: 'GTE', value: String(settings.minScore) };
+  const taken: CandidateVerdict[] = [];
+  const skipped: CandidateVerdict[] = [];
+  let after: string | null = null;
+  let seen = 0;
+  // Before the first run the status property does not exist yet, and HubSpot refuses a filter on it:
+  // then no contact can be completed, and the score alone decides (a preview creates nothing).
+  let hasStatus = true;
+  const search = (cursor: string | null) =>
+    crm.searchContacts({
+      filterGroups: hasStatus
+        ? [
+            { filters: [score, { propertyName: status, operator: 'NOT_HAS_PROPERTY' }] },
+            { filters: [score, { propertyName: status, operator: 'NOT_IN', values: ['completed'] }] },
+          ]
+        : [{ filters: [score] }],
+      properties: ['email', 'firstname', 'lastname', 'company', settings.scoreProperty, ...(hasStatus ? [status] : [])],
+      sort: { propertyName: settings.scoreProperty, direction: 'DESCENDING' },
+      limit: SEARCH_PAGE,
+      after: cursor,
+    });
+  do {
+    const page = await search(after).catch((error: unknown) => {
+      if (!(hasStatus && error instanceof HubSpotRejected && error.status === 400 && error.message.includes(status))) throw error;
+      hasStatus = false;
+      return search(after);
+    });
+    for (const contact of page.contacts) {
+      if (taken.length >= settings.researchLimit) break;
+      if (exclude(contact.id)) continue;
+      seen++;
+      const email = contact.properties.email ?? null;
+      const name = [contact.properties.firstname, contact.properties.lastname].filter(Boolean).join(' ') || null;
+      const scoreValue = contact.properties[settings.scoreProperty];
+      const verdict: CandidateVerdict = { contactId: contact.id, email: email ? normaliseEmail(email) : null, name, score: scoreValue ? Number(scoreValue) : null, skipped: verdictOf(settings, email) };
+      (verdict.skipped ? skipped : taken).push(verdict);
+    }
+    after = page.next;
+  } while (taken.length < settings.researchLimit && after !== null && Number(after) + SEARCH_PAGE <= SEARCH_CAP);
+  return { taken, skipped, found: seen };
+}
+
+/** What a preview shows: the same search and filters, nothing recorded or claimed. */
+export async function previewCrmRun(deps: CrmSyncDeps, settings: CrmSettings, portalId: number): Promise<CandidateSearch> {
+  const done = await ledgerDone(deps.em(), settings.productId, portalId);
+  return searchCandidates(crmClientFor(deps, settings.accountId, portalId), settings, (id) => done.has(id));
+}
+
+async function ledgerDone(em: EntityManager, productId: number, portalId: number): Promise<Set<string>> {
+  const rows: Array<{ contact_id: string }> = await em.execute(
+    `select s.contact_id from crm_contact_state s left join crm_sync_run r on r.id = s.run_id
+     where s.product_id = ? and s.portal_id = ? and (s.status = 'completed' or (s.status = 'in_progress' and r.status = 'running'))`,
+    [productId, portalId],
+  );
+  return new Set(rows.map((row) => row.contact_id));
+}
+
+/**
+ * Searches, filters, and claims the taken contacts for this run in the
+ * ledger, recording every candidate on the run. A retry of the same run finds
+ * its own claims and takes the same contacts again.
+ */
+export async function findAndClaimCandidates(deps: CrmSyncDeps, plan: CrmRunPlan): Promise<CandidateSearch> {
+  const settings = plan.settings!;
+  const em = deps.em();
+  const already: Array<{ contact_id: string; email: string | null; name: string | null; score: string | null; outcome: string; skip_reason: SkipReason | null }> = await em.execute(
+    'select contact_id, email, name, score, outcome, skip_reason from crm_sync_contact where run_id = ? order by position',
+    [plan.runId],
+  );
+  if (already.length > 0) {
+    const verdicts = already.map((row) => ({ contactId: row.contact_id, email: row.email, name: row.name, score: row.score === null ? null : Number(row.score), skipped: row.skip_reason }));
+    return { taken: verdicts.filter((each) => !each.skipped), skipped: verdicts.filter((each) => each.skipped), found: verdicts.length };
+  }
+  const done = await ledgerDone(em, settings.productId, plan.portalId!);
+  const search = await searchCandidates(crmClientFor(deps, settings.accountId, plan.portalId!), settings, (id) => done.has(id));
+  const now = deps.clock();
+  return em.transactional(async (tx) => {
+    const taken: CandidateVerdict[] = [];
+    for (const contact of search.taken) {
+      // Another run may have claimed it since the search: the claim decides.
+      const claimed: unknown[] = await tx.execute(
+        `insert into crm_contact_state (product_id, portal_id, contact_id, status, run_id, updated_at) values (?, ?, ?, 'in_progress', ?, ?)
+         on conflict (product_id, portal_id, contact_id) do update set status = 'in_progress', run_id = excluded.run_id, updated_at = excluded.updated_at, chat_posted_at = null, note_id = null
+         where crm_contact_state.status = 'failed' or crm_contact_state.run_id = excluded.run_id
+           or (crm_contact_state.status = 'in_progress' and not exists (select 1 from crm_sync_run r where r.id = crm_contact_state.run_id and r.status = 'running'))
+         returning contact_id`,
+        [settings.productId, plan.portalId, contact.contactId, plan.runId, now],
+      );
+      if (claimed.length > 0) taken.push(contact);
+    }
+    const all = [...taken.map((each) => ({ ...each, outcome: 'taken' })), ...search.skipped.map((each) => ({ ...each, outcome: 'skipped' }))];
+    for (const [position, contact] of all.entries()) {
+      await tx.execute(
+        `insert into crm_sync_contact (run_id, contact_id, position, email, name, score, outcome, skip_reason) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+        [plan.runId, contact.contactId, position, contact.email, contact.name, contact.score, contact.outcome, contact.skipped],
+      );
+    }
+    await tx.execute('update crm_sync_run set found = ? where id = ?', [search.skipped.length + taken.length, plan.runId]);
+    return { taken, skipped: search.skipped, found: search.skipped.length + taken.length };
+  });
+}
+
+async function researchData(em: EntityManager, researchId: string): Promise<ResearchData | null> {
+  const [row]: Array<{ status: string; completed_reply: string | null }> = await em.execute('select status, completed_reply from research_job where id = ?', [researchId]);
+  if (row?.status !== 'completed' || !row.completed_reply) return null;
+  return (JSON.parse(row.completed_reply) as { data: ResearchData }).data;
+}
+
+export interface ContactWriteResult {
+  noteId: string;
+  chat: ChatPostResult['outcome'] | 'none' | 'already';
+}
+
+/**
+ * After a contact's research completed: its properties (status `completed`
+ * last, with enriched_at), one note, one chat follow-up. Each step is skipped
+ * when the ledger says it happened.
+ */
+export async function writeResearchedContact(deps: CrmSyncDeps, plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult> {
+  const settings = plan.settings!;
+  const em = deps.em();
+  const data = await researchData(em, researchId);
+  if (!data) throw new Error(`research ${researchId} is not completed`);
+  const crm = crmClientFor(deps, settings.accountId, plan.portalId!);
+  const [state]: Array<{ note_id: string | null; chat_posted_at: Date | null; status: string }> = await em.execute(
+    'select note_id, chat_posted_at, status from crm_contact_state where product_id = ? and portal_id = ? and contact_id = ?',
+    [settings.productId, plan.portalId, contact.contactId],
+  );
+  await crm.updateContact(contact.contactId, crmContentProperties(settings.productId, data));
+  let noteId = state?.note_id ?? null;
+  if (!noteId) {
+    noteId = await crm.createNote(contact.contactId, crmNoteHtml(plan.productName, data), deps.clock());
+    await em.execute('update crm_contact_state set note_id = ?, research_id = ?, updated_at = ? where product_id = ? and portal_id = ? and contact_id = ?', [
+      noteId, researchId, deps.clock(), settings.productId, plan.portalId, contact.contactId,
+    ]);
+  }
+  await crm.updateContact(contact.contactId, {
+    [crmPropertyName(settings.productId, 'enriched_at')]: deps.clock().toISOString(),
+    [crmPropertyName(settings.productId, 'status')]: 'completed',
+  });
+  await em.execute(
+    `update crm_contact_state set status = 'completed', research_id = ?, updated_at = ? where product_id = ? and portal_id = ? and contact_id = ?`,
+    [researchId, deps.clock(), settings.productId, plan.portalId, contact.contactId],
+  );
+  await em.execute(`update crm_sync_contact set outcome = 'researched', research_id = ? where run_id = ? and contact_id = ?`, [researchId, plan.runId, contact.contactId]);
+
+  let chat: ContactWriteResult['chat'] = 'none';
+  if (state?.chat_posted_at) chat = 'already';
+  else if (settings.chatWebhookUrl) {
+    const message = contactChatMessage({
+      productName: plan.productName,
+      contactName: contact.name ?? contact.email ?? `Contact ${contact.contactId}`,
+      email: contact.email ?? '',
+      contactUrl: hubspotContactUrl(deps.hubspot.appBase, plan.portalId!, contact.contactId),
+      data,
+    });
+    chat = await postChat(deps, plan, message);
+    if (chat === 'posted') {
+      await em.execute('update crm_contact_state set chat_posted_at = ? where product_id = ? and portal_id = ? and contact_id = ?', [deps.clock(), settings.productId, plan.portalId, contact.contactId]);
+    }
+  }
+  return { noteId, chat };
+}
+
+/** A contact whose research failed or was not started: `failed` in the ledger and in HubSpot (tried again next run). */
+export async function markContactFailed(deps: CrmSyncDeps, plan: CrmRunPlan, contact: CandidateVerdict, input: { researchId: string | null; error: string; outcome: 'failed' | 'not_researched' }): Promise<void> {
+  const settings = plan.settings!;
+  const em = deps.em();
+  await em.execute(
+    `update crm_contact_state set status = 'failed', research_id = coalesce(?, research_id), updated_at = ? where product_id = ? and portal_id = ? and contact_id = ? and run_id = ? and status = 'in_progress'`,
+    [input.researchId, deps.clock(), settings.productId, plan.portalId, contact.contactId, plan.runId],
+  );
+  await em.execute(`update crm_sync_contact set outcome = ?, research_id = ?, error = ? where run_id = ? and contact_id = ?`, [input.outcome, input.researchId, input.error.slice(0, 500), plan.runId, contact.contactId]);
+  // Only a contact we researched and failed is marked in HubSpot; one never started keeps what it had.
+  if (input.outcome === 'failed') {
+    await crmClientFor(deps, settings.accountId, plan.portalId!).updateContact(contact.contactId, { [crmPropertyName(settings.productId, 'status')]: 'failed' });
+  }
+}
+
+/** One post; a webhook that is gone (403/404/410) is disabled and its owner told, once. */
+async function postChat(deps: CrmSyncDeps, plan: CrmRunPlan, message: Parameters<typeof postChatMessage>[1]): Promise<ChatPostResult['outcome']> {
+  const settings = plan.settings!;
+  const url = settings.chatWebhookUrl!;
+  let result = await postChatMessage(url, message, { chatSandboxUrl: deps.hubspot.chatSandboxUrl, fetch: deps.fetch });
+  for (let attempt = 1; result.outcome === 'retry' && attempt < 3; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(result.outcome === 'retry' ? (result.retryAfterMs ?? 1_000 * attempt) : 0, 5_000)));
+    result = await postChatMessage(url, message, { chatSandboxUrl: deps.hubspot.chatSandboxUrl, fetch: deps.fetch });
+  }
+  if (result.outcome === 'gone') {
+    const em = deps.em();
+    await em.transactional(async (tx) => {
+      const disabled = await disableChatWebhook(tx, settings.productId, url, `${result.status} ${result.answer}`, deps.clock());
+      if (disabled) {
+        await enqueueMail(tx, {
+          accountId: settings.accountId,
+          dedupeKey: `crm-webhook-disabled:${settings.productId}:${deps.clock().toISOString()}`,
+          message: crmWebhookDisabledEmail({ to: plan.ownerEmail, productName: plan.productName, answer: `${result.status} ${result.answer}`, publicUrl: deps.publicUrl }),
+        });
+      }
+    });
+    // Later messages of this run go nowhere.
+    settings.chatWebhookUrl = null;
+  }
+  return result.outcome;
+}
+
+/**
+ * Ends the run: counts recorded, contacts still `in_progress` for it marked
+ * failed, the digest queued in the same transaction (once per run: its
+ * dedupe key is the run id; none when nobody was researched), then the chat
+ * summary posted once (the run row says whether it was).
+ */
+export async function finishCrmRun(
+  deps: CrmSyncDeps,
+  plan: CrmRunPlan,
+  input: { status: 'completed' | 'credits_exhausted' | 'failed'; reason: string | null; creditsUsed: number },
+): Promise<CrmRunCounts> {
+  const settings = plan.settings!;
+  const em = deps.em();
+  const now = deps.clock();
+  const rows: Array<{ contact_id: string; email: string | null; name: string | null; outcome: string; skip_reason: SkipReason | null }> = await em.execute(
+    'select contact_id, email, name, outcome, skip_reason from crm_sync_contact where run_id = ? order by position',
+    [plan.runId],
+  );
+  const counts: CrmRunCounts = { found: rows.length, skipped: emptySkipCounts(), researched: 0, failed: 0, creditsUsed: input.creditsUsed };
+  for (const row of rows) {
+    if (row.skip_reason) counts.skipped[row.skip_reason]++;
+    else if (row.outcome === 'researched') counts.researched++;
+    else if (row.outcome === 'failed') counts.failed++;
+  }
+  const [run]: Array<{ started_at: Date; finished_at: Date | null }> = await em.execute('select started_at, finished_at from crm_sync_run where id = ?', [plan.runId]);
+  const first = await em.transactional(async (tx) => {
+    const updated: unknown[] = await tx.execute(
+      `update crm_sync_run set status = ?, reason = ?, found = ?, skipped = ?, researched = ?, failed = ?, credits_used = ?, finished_at = ? where id = ? and finished_at is null returning id`,
+      [input.status, input.reason, counts.found, JSON.stringify(counts.skipped), counts.researched, counts.failed, counts.creditsUsed, now, plan.runId],
+    );
+    // Nothing of this run stays in_progress once it ends (the next run tries them again).
+    await tx.execute(`update crm_contact_state set status = 'failed', updated_at = ? where run_id = ? and status = 'in_progress'`, [now, plan.runId]);
+    await tx.execute(`update crm_sync_contact set outcome = 'not_researched' where run_id = ? and outcome = 'taken'`, [plan.runId]);
+    if (updated.length > 0 && settings.digestEnabled && counts.researched > 0) {
+      await enqueueMail(tx, {
+        accountId: settings.accountId,
+        dedupeKey: `crm-digest:${plan.runId}`,
+        message: crmDigestEmail({
+          to: settings.digestEmail ?? plan.ownerEmail,
+          productName: plan.productName,
+          researched: counts.researched,
+          failed: counts.failed,
+          skipped: skippedSummary(counts.skipped),
+          creditsUsed: counts.creditsUsed,
+          stoppedForCredits: input.status === 'credits_exhausted',
+          contacts: rows
+            .filter((row) => row.outcome === 'researched' || row.outcome === 'failed')
+            .map((row) => ({
+              name: row.name ?? row.email ?? row.contact_id, email: row.email ?? '', company: null,
+              hubspotUrl: hubspotContactUrl(deps.hubspot.appBase, plan.portalId!, row.contact_id), outcome: row.outcome as 'researched' | 'failed',
+            })),
+          publicUrl: deps.publicUrl,
+        }),
+      });
+    }
+    return updated.length > 0;
+  });
+  if (first && settings.chatWebhookUrl && (counts.found > 0 || input.status !== 'completed')) {
+    await postChat(deps, plan, runSummaryChatMessage({
+      productName: plan.productName, counts, stoppedForCredits: input.status === 'credits_exhausted', startedAt: new Date(run?.started_at ?? now), minScore: settings.minScore,
+    }));
+  }
+  return counts;
+}
+
+/** A run that could not run at all: recorded with its reason. */
+export async function finishNotRun(deps: CrmSyncDeps, runId: string, reason: string): Promise<void> {
+  await deps.em().execute(`update crm_sync_run set status = 'not_run', reason = ?, finished_at = coalesce(finished_at, ?) where id = ?`, [reason, deps.clock(), runId]);
+}
