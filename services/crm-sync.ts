@@ -18,7 +18,7 @@ import { PLANS, type PlanName } from '../domain/plans.ts';
 import type { ResearchData } from '../domain/research-reply.ts';
 import { postChatMessage, type ChatPostResult } from '../integrations/chat/slack-webhook.ts';
 import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
-import { createHubSpotCrm, type HubSpotCrm, type RetryPolicy } from '../integrations/hubspot/crm-client.ts';
+import { createHubSpotCrm, type ContactPage, type HubSpotCrm, type RetryPolicy } from '../integrations/hubspot/crm-client.ts';
 import { HubSpotRejected } from '../integrations/hubspot/errors.ts';
 import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
 import { crmDigestEmail, crmWebhookDisabledEmail } from '../integrations/mail/templates/crm.ts';
@@ -152,7 +152,7 @@ export async function searchCandidates(crm: HubSpotCrm, settings: CrmSettings, e
       after: cursor,
     });
   do {
-    const page = await search(after).catch((error: unknown) => {
+    const page: ContactPage = await search(after).catch((error: unknown) => {
       if (!(hasStatus && error instanceof HubSpotRejected && error.status === 400 && error.message.includes(status))) throw error;
       hasStatus = false;
       return search(after);

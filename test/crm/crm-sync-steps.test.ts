@@ -119,8 +119,8 @@ describe('a CRM sync run, step by step', () => {
     const summary = messages.at(-1)!;
     expect(summary.text).toBe('PipelineIQ: 4 HubSpot contacts researched');
     // Candidates are taken in score order until the limit: the skips counted are those met on the way.
-    const skips = await em().execute(`select skip_reason, count(*)::int as n from crm_sync_contact where run_id = 'run-1' and skip_reason is not null group by 1`);
-    const bySkip = Object.fromEntries(skips.map((row: { skip_reason: string; n: number }) => [row.skip_reason, row.n]));
+    const skips: Array<{ skip_reason: string; n: number }> = await em().execute(`select skip_reason, count(*)::int as n from crm_sync_contact where run_id = 'run-1' and skip_reason is not null group by 1`);
+    const bySkip = Object.fromEntries(skips.map((row) => [row.skip_reason, row.n]));
     expect(bySkip).toEqual({ free_mail: 2, no_email: 1, invalid_email: 1, role_based: 1 });
     expect(JSON.stringify(summary.blocks)).toContain('1 no e-mail, 1 invalid e-mail, 2 free-mail address, 1 role-based mailbox');
 
@@ -137,7 +137,8 @@ describe('a CRM sync run, step by step', () => {
     const notesBefore = crm.hubspot.portal().notes.size;
     const { taken } = await runOnce('run-2');
     const [first] = await em().execute(`select contact_id from crm_sync_contact where run_id = 'run-1' and outcome = 'failed'`);
-    const completed = (await em().execute(`select contact_id from crm_sync_contact where run_id = 'run-1' and outcome = 'researched'`)).map((row: { contact_id: string }) => row.contact_id);
+    const researchedRows: Array<{ contact_id: string }> = await em().execute(`select contact_id from crm_sync_contact where run_id = 'run-1' and outcome = 'researched'`);
+    const completed = researchedRows.map((row) => row.contact_id);
     expect(taken.map((each) => each.contactId)).toContain(first.contact_id);
     expect(taken.some((each) => completed.includes(each.contactId))).toBe(false);
     expect(crm.hubspot.portal().notes.size).toBe(notesBefore + taken.length);

@@ -32,7 +32,7 @@ afterAll(async () => hubspot?.close());
 
 const fastRetry = { tenSecondlyMs: 50, secondlyMs: 50, serverErrorBaseMs: 10 };
 
-function crmWith(token: () => Promise<string>, limits = { callsPer10s: 1000, searchesPerSecond: 1000 }): HubSpotCrm {
+function crmWith(token: (options?: { force?: boolean }) => Promise<string>, limits = { callsPer10s: 1000, searchesPerSecond: 1000 }): HubSpotCrm {
   return createHubSpotCrm({ apiBase: config.apiBase, portalId: grant.portalId, accessToken: token, throttle: createPortalThrottle(limits), retry: fastRetry });
 }
 
