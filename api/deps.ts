@@ -7,6 +7,7 @@ import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { KeyLastUse } from '../services/key-last-use.ts';
 import type { Billing } from '../services/billing.ts';
+import type { Crm } from '../services/crm.ts';
 
 export interface ApiDeps {
   orm: Orm;
@@ -24,6 +25,8 @@ export interface ApiDeps {
   publicUrl: string;
   /** Stripe, or null where payments are not configured; read once from the environment at start-up. */
   billing: Billing;
+  /** The HubSpot integration, or null where none is configured: a plan change below Growth pauses its integrations. */
+  crm?: Crm | null;
 }
 
 /** Koa state of every request: a request-scoped EntityManager (STYLE.md habit 8). */

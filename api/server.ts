@@ -18,6 +18,7 @@ import { dashboardPages } from './dashboard/static.ts';
 import { createMailer } from '../integrations/mail/mailer.ts';
 import { billingFromEnv } from '../integrations/stripe/index.ts';
 import { loadMailConfig } from '../integrations/mail/config.ts';
+import { createCrm } from '../services/crm.ts';
 
 /**
  * Replies run to ~6 KiB: the ~1,400 most recently read completed jobs, the
@@ -59,6 +60,7 @@ export async function bootstrapApi(
   const dashboardConfig = loadDashboardConfig(env, url);
   const mailer = createMailer(loadMailConfig(env));
   const billing = billingFromEnv(env);
+  const crm = createCrm({ orm, temporal, env, publicUrl: dashboardConfig.publicUrl, clock, researchTaskQueue: config.temporal.taskQueue, logger });
   const dashboard = createDashboard({
     orm,
     databaseUrl: config.databaseUrl,
@@ -69,10 +71,11 @@ export async function bootstrapApi(
     clock,
     draftProductContext: createProductContextDrafter(env, logger),
     billing,
+    crm,
   });
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   handleRequest = app.callback();
   logger.info({ url }, 'API listening');
   return {

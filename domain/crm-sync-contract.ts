@@ -39,3 +39,15 @@ export interface CrmSyncResult {
   reason: string | null;
   counts: CrmRunCounts;
 }
+
+/** Failure types of the CRM activities (STYLE.md habit 3: strings, not classes, cross the Temporal boundary). */
+export const CRM_FAILURE_TYPES = {
+  /** HubSpot refused the connection's grant: the integrations are paused, the owner told. */
+  authRevoked: 'crm_auth_revoked',
+  /** HubSpot refused our client id or secret: configuration. */
+  configRejected: 'crm_config_rejected',
+  /** HubSpot refused one request for good (400, 403, 404, 409). */
+  rejected: 'crm_rejected',
+  /** 429, 5xx or the network: retried after the wait HubSpot asked for. */
+  unavailable: 'crm_unavailable',
+} as const;

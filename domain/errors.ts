@@ -26,6 +26,11 @@ export const ERROR_STATUS = {
   // Billing (services/billing.ts).
   plan_change_not_allowed: 409,
   billing_not_configured: 503,
+  // The CRM integration (api/dashboard/routes/crm.ts).
+  crm_plan_required: 403,
+  crm_not_connected: 409,
+  crm_not_configured: 503,
+  crm_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -13,9 +13,8 @@ export interface AccountDeletionDeps {
   cancelSubscription(accountId: number): Promise<void>;
   /**
    * Pauses every CRM integration of the account (and its Schedules) and
-   * revokes its CRM token (DECISIONS.md "Data"). The CRM integration does not
-   * exist yet: until it does there is nothing to pause, and its module will
-   * supply this.
+   * revokes its CRM token (DECISIONS.md "Data"): services/crm.ts
+   * `onAccountDeleted`; absent where no HubSpot app is configured.
    */
   pauseCrm?(accountId: number): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { Account, CreditLedgerEntry } from '../db/entities/index.ts';
 import type { IAccount } from '../db/entities/account.ts';
 import { billingCycleAt } from '../domain/billing-cycle.ts';
 import { PLANS, planRank, type PlanName } from '../domain/plans.ts';
+import { pauseAccountIntegrations } from './crm-connections.ts';
 import type { StripeBilling, SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
 import { upgradeLockedAccount } from './accounts.ts';
 import { lockAccount } from './credits.ts';
@@ -83,7 +84,7 @@ export async function applyStripeEvent(
   billing: StripeBilling,
   event: Stripe.Event,
   notifyPaymentFailed: PaymentFailedNotifier,
-): Promise<{ outcome: EventOutcome; accountId: number | null }> {
+): Promise<{ outcome: EventOutcome; accountId: number | null; crmPaused?: boolean }> {
   const refs = refsOf(event);
   if (!refs) return { outcome: 'ignored', accountId: null };
   const at = new Date(event.created * 1000);
@@ -104,7 +105,11 @@ export async function applyStripeEvent(
     const subscription = refs.subscriptionId ? await billing.retrieveSubscription(refs.subscriptionId) : null;
     const account = await lockAccount(tx, found.id, at);
     if (!account.stripeCustomerId && refs.customerId) account.stripeCustomerId = refs.customerId;
+    const planBefore = account.plan;
     if (subscription) syncSubscription(tx, billing, account, subscription, at);
+    // A plan below Growth pauses the CRM integrations, with that reason (DECISIONS.md "CRM integration").
+    const crmPaused = PLANS[planBefore].hasCrmIntegration && !PLANS[account.plan].hasCrmIntegration
+      && (await pauseAccountIntegrations(tx, account.id, 'plan', at)).length > 0;
     // A failed renewal e-mails the owner (DECISIONS.md "Plans"). A declined upgrade
     // is told on the page that asked for it (services/billing.ts `upgrade`).
     if (event.type === 'invoice.payment_failed' && event.data.object.billing_reason === 'subscription_cycle') {
@@ -112,7 +117,7 @@ export async function applyStripeEvent(
     }
     await tx.execute('update stripe_event set account_id = ? where id = ?', [account.id, event.id]);
     await tx.flush();
-    return { outcome: 'applied' as const, accountId: account.id };
+    return { outcome: 'applied' as const, accountId: account.id, crmPaused };
   });
 }
 

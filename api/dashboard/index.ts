@@ -8,6 +8,7 @@ import type { Mailer } from '../../integrations/mail/mailer.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { isAccountDeleted } from '../../services/account-deletion.ts';
 import type { Billing } from '../../services/billing.ts';
+import type { Crm } from '../../services/crm.ts';
 import { findAccountOfUser, followOwnerEmail, hasUnclaimedAccount, isAccountEmail, linkAccountOwner } from '../../services/account-owners.ts';
 import type { RequestState } from '../deps.ts';
 import { createDashboardAuth, type AccountLink, type DashboardAuth } from './auth.ts';
@@ -17,6 +18,7 @@ import { sameOriginOnly, signedInOnly, type DashboardState } from './guard.ts';
 import { accountRouter } from './routes/account.ts';
 import { accountDeletionRouter } from './routes/account-deletion.ts';
 import { billingRouter } from './routes/billing.ts';
+import { crmRouter } from './routes/crm.ts';
 import { jobsRouter } from './routes/jobs.ts';
 import { keysRouter } from './routes/keys.ts';
 
@@ -31,6 +33,8 @@ export interface DashboardDeps {
   draftProductContext(url: string): Promise<ProductContext>;
   /** Stripe, or null where payments are not configured (the Billing page says so). */
   billing: Billing;
+  /** The HubSpot integration, or null where no HubSpot app is configured (the CRM page says so). */
+  crm?: Crm | null;
 }
 
 export interface Dashboard {
@@ -52,7 +56,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     keysRouter(deps),
     jobsRouter(deps),
     billingRouter({ billing: deps.billing, publicUrl: deps.config.publicUrl, clock: deps.clock }),
-    accountDeletionRouter({ auth, billing: deps.billing, clock: deps.clock, endSessions }),
+    accountDeletionRouter({ auth, billing: deps.billing, clock: deps.clock, endSessions, pauseCrm: deps.crm ? (accountId) => deps.crm!.onAccountDeleted(accountId) : undefined }),
+    crmRouter({ crm: deps.crm ?? null, temporal: deps.temporal, publicUrl: deps.config.publicUrl, clock: deps.clock, logger: deps.logger }),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());
   return {

@@ -54,6 +54,8 @@ export function stripeWebhookRoutes(deps: ApiDeps, options: StripeWebhookOptions
     if (result.outcome === 'applied' && event.type === 'invoice.payment_failed' && event.data.object.billing_reason === 'subscription_cycle') {
       void nudgeMailOutbox(deps.temporal, deps.config.temporal.taskQueue, deps.logger);
     }
+    // A plan below Growth paused the account's CRM integrations in the event's transaction: their Schedules follow.
+    if (result.crmPaused && result.accountId !== null) await deps.crm?.pauseAccount(result.accountId, 'plan');
     deps.logger.info({ eventId: event.id, type: event.type, outcome: result.outcome, accountId: result.accountId }, 'stripe event');
     ctx.status = 200;
     ctx.body = { received: true, outcome: result.outcome };

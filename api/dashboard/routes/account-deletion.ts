@@ -12,7 +12,14 @@ import { parseBody, type DashboardState } from '../guard.ts';
  * revoked, sign-in refused, subscription ended and sessions ended at once;
  * the daily purge deletes the rest and sends the confirmation.
  */
-export function accountDeletionRouter(deps: { auth: DashboardAuth; billing: Billing; clock: () => Date; endSessions(userId: string): Promise<void> }): Router<DashboardState> {
+export function accountDeletionRouter(deps: {
+  auth: DashboardAuth;
+  billing: Billing;
+  clock: () => Date;
+  endSessions(userId: string): Promise<void>;
+  /** Revokes the account's CRM token and pauses its integrations (services/crm.ts); absent where no CRM is configured. */
+  pauseCrm?(accountId: number): Promise<void>;
+}): Router<DashboardState> {
   const router = new Router<DashboardState>();
 
   router.post('/account/delete', async (ctx) => {
@@ -26,6 +33,7 @@ export function accountDeletionRouter(deps: { auth: DashboardAuth; billing: Bill
       now: deps.clock(),
       endSessions: () => deps.endSessions(user.id),
       cancelSubscription: (accountId) => cancelSubscriptionNow(em.fork(), deps.billing, accountId),
+      pauseCrm: deps.pauseCrm,
     });
     ctx.body = { deletionRequestedAt: request.deletionRequestedAt.toISOString(), keysRevoked: request.keysRevoked };
   });

@@ -1,0 +1,64 @@
+// The activities of crmSyncWorkflow: thin wrappers of services/crm-sync.ts
+// that turn HubSpot's answers into Temporal's terms. A dead grant or a
+// refusal is final (no retry helps); "unavailable" (429, 5xx, the network)
+// is retried after the wait HubSpot asked for.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../db/orm.ts';
+import type { CandidateVerdict } from '../domain/crm.ts';
+import { CRM_FAILURE_TYPES, type CandidateSearch, type CrmRunPlan, type CrmSyncInput } from '../domain/crm-sync-contract.ts';
+import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
+import { HubSpotAuthRevoked, HubSpotConfigRejected, HubSpotRejected, HubSpotUnavailable } from '../integrations/hubspot/errors.ts';
+import type { RetryPolicy } from '../integrations/hubspot/crm-client.ts';
+import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
+import type { CrmTokens } from '../services/crm-connections.ts';
+import {
+  ensureCrmProperties, findAndClaimCandidates, finishCrmRun, finishNotRun, markContactFailed, startCrmRun, writeResearchedContact,
+  type ContactWriteResult, type CrmSyncDeps,
+} from '../services/crm-sync.ts';
+
+export interface CrmActivityDeps {
+  orm: Orm;
+  clock: () => Date;
+  hubspot: HubSpotConfig;
+  tokens: CrmTokens;
+  throttle: PortalThrottle;
+  publicUrl: string;
+  temporal: Client;
+  retry?: Partial<RetryPolicy>;
+}
+
+/** HubSpot's answers as Temporal failures. */
+async function translated<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof HubSpotAuthRevoked) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.authRevoked, message: error.message, nonRetryable: true });
+    if (error instanceof HubSpotConfigRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.configRejected, message: error.message, nonRetryable: true });
+    if (error instanceof HubSpotRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.rejected, message: error.message, nonRetryable: true });
+    if (error instanceof HubSpotUnavailable) {
+      throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.unavailable, message: error.message, nextRetryDelay: Math.max(error.retryAfterMs, 500) });
+    }
+    throw error;
+  }
+}
+
+export function createCrmActivities(deps: CrmActivityDeps) {
+  const sync: CrmSyncDeps = {
+    em: () => deps.orm.em.fork(), clock: deps.clock, hubspot: deps.hubspot, tokens: deps.tokens, throttle: deps.throttle, publicUrl: deps.publicUrl, retry: deps.retry,
+  };
+  return {
+    crmStartRun: (input: CrmSyncInput & { runId: string }): Promise<CrmRunPlan> => startCrmRun(sync, input),
+    crmEnsureProperties: (plan: CrmRunPlan): Promise<void> => translated(() => ensureCrmProperties(sync, plan)),
+    crmFindCandidates: (plan: CrmRunPlan): Promise<CandidateSearch> => translated(() => findAndClaimCandidates(sync, plan)),
+    crmWriteContact: (plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult> =>
+      translated(() => writeResearchedContact(sync, plan, contact, researchId)),
+    crmMarkContactFailed: (plan: CrmRunPlan, contact: CandidateVerdict, input: { researchId: string | null; error: string; outcome: 'failed' | 'not_researched' }): Promise<void> =>
+      translated(() => markContactFailed(sync, plan, contact, input)),
+    crmFinishRun: (plan: CrmRunPlan, input: { status: 'completed' | 'credits_exhausted' | 'failed'; reason: string | null; creditsUsed: number }) =>
+      finishCrmRun(sync, plan, input),
+    crmFinishNotRun: (runId: string, reason: string): Promise<void> => finishNotRun(sync, runId, reason),
+  };
+}
+
+export type CrmActivities = ReturnType<typeof createCrmActivities>;

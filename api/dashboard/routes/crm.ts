@@ -1,0 +1,228 @@
+import Router from '@koa/router';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hubspotContactUrl, nextRunAt, type CrmSettings } from '../../../domain/crm.ts';
+import { AppError } from '../../../domain/errors.ts';
+import { PLANS } from '../../../domain/plans.ts';
+import { HubSpotAuthRevoked, HubSpotUnavailable } from '../../../integrations/hubspot/errors.ts';
+import type { Crm } from '../../../services/crm.ts';
+import { consumeOAuthState, createOAuthState, getConnection, saveConnection } from '../../../services/crm-connections.ts';
+import { crmScheduleNextRuns } from '../../../services/crm-schedules.ts';
+import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm-settings.ts';
+import { crmClientFor, previewCrmRun } from '../../../services/crm-sync.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import type { Client } from '@temporalio/client';
+import { readJsonBody } from '../../read-json-body.ts';
+import type { DashboardState } from '../guard.ts';
+import { idParam } from './ids.ts';
+
+export interface CrmRouteDeps {
+  crm: Crm | null;
+  temporal: Client;
+  publicUrl: string;
+  clock: () => Date;
+  logger: Logger;
+}
+
+export const CRM_CALLBACK_PATH = '/app/api/crm/callback';
+
+/**
+ * The CRM page's API (spec §1.1; DECISIONS.md "CRM integration"): the
+ * account's HubSpot connection (connect through HubSpot's consent page,
+ * disconnect), each product's settings, its next run, "Run now", a preview
+ * of the next run's contacts, and the last runs with their contacts.
+ */
+export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
+  const router = new Router<DashboardState>();
+  const redirectUri = `${deps.publicUrl}${CRM_CALLBACK_PATH}`;
+
+  const crmOf = () => {
+    if (!deps.crm) throw new AppError('crm_not_configured', 'No HubSpot app is configured on this server (HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET).');
+    return deps.crm;
+  };
+  const requirePlan = (ctx: { state: DashboardState }) => {
+    if (!PLANS[ctx.state.account.plan].hasCrmIntegration) {
+      throw new AppError('crm_plan_required', 'The CRM integration comes with the Growth and Scale plans. Upgrade on the Billing page.');
+    }
+  };
+  const productOf = async (em: EntityManager, accountId: number, raw: string | undefined) => {
+    const productId = idParam(raw, 'product');
+    const [product]: Array<{ id: number; name: string }> = await em.execute('select id, name from product_context where id = ? and account_id = ?', [productId, accountId]);
+    if (!product) throw new AppError('not_found', 'No such product.');
+    return product;
+  };
+  const connectedPortal = async (em: EntityManager, accountId: number) => {
+    const connection = await getConnection(em, accountId);
+    return connection?.status === 'connected' ? connection.portalId : null;
+  };
+  const unavailable = (error: unknown): never => {
+    if (error instanceof HubSpotAuthRevoked) throw new AppError('crm_not_connected', 'HubSpot no longer accepts the connection. Connect HubSpot again.');
+    if (error instanceof HubSpotUnavailable) throw new AppError('crm_unavailable', 'HubSpot cannot be reached right now. Try again in a minute.');
+    throw error;
+  };
+
+  router.get('/crm', async (ctx) => {
+    const { account, em } = ctx.state;
+    const connection = await getConnection(em, account.id);
+    const products: Array<{ id: number; name: string; active: boolean | null; paused_reason: string | null }> = await em.execute(
+      `select p.id, p.name, i.active, i.paused_reason from product_context p left join crm_integration i on i.product_id = p.id where p.account_id = ? order by p.id`,
+      [account.id],
+    );
+    ctx.body = {
+      plan: account.plan,
+      planHasCrm: PLANS[account.plan].hasCrmIntegration,
+      configured: deps.crm !== null,
+      connection: connection && connection.status === 'connected' ? connection : null,
+      lostConnection: connection && connection.status === 'revoked' ? connection : null,
+      products: products.map((product) => ({ id: product.id, name: product.name, active: product.active ?? false, pausedReason: product.paused_reason, hasSettings: product.active !== null })),
+    };
+  });
+
+  router.post('/crm/connect', async (ctx) => {
+    requirePlan(ctx);
+    const crm = crmOf();
+    const body = (await readJsonBody(ctx)) as { productId?: unknown } | undefined;
+    const product = await productOf(ctx.state.em, ctx.state.account.id, String(body?.productId ?? ''));
+    const state = await createOAuthState(ctx.state.em, { accountId: ctx.state.account.id, productId: product.id, sessionUserId: ctx.state.user.id, now: deps.clock() });
+    ctx.body = { authorizeUrl: crm.oauth.authorizeUrl({ state, redirectUri }) };
+  });
+
+  // HubSpot sends the browser back here: a top-level GET, which carries the session cookie (SameSite=Lax).
+  router.get('/crm/callback', async (ctx) => {
+    const crm = crmOf();
+    const back = (query: string) => ctx.redirect(`${deps.publicUrl}/app/crm${query}`);
+    const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
+    const claimed = state ? await consumeOAuthState(ctx.state.em, state, ctx.state.user.id, deps.clock()) : null;
+    if (!claimed || claimed.accountId !== ctx.state.account.id) return back('?error=state');
+    if (typeof ctx.query.error === 'string') return back(`/${claimed.productId}?error=denied`);
+    const code = typeof ctx.query.code === 'string' ? ctx.query.code : '';
+    try {
+      const grant = await crm.oauth.exchangeCode(code, redirectUri);
+      await saveConnection(ctx.state.em, crm.config.tokenKey, { accountId: claimed.accountId, grant, connectedBy: ctx.state.user.email, now: deps.clock() });
+    } catch (error) {
+      deps.logger.warn({ err: error, accountId: claimed.accountId }, 'HubSpot connection failed');
+      return back(`/${claimed.productId}?error=exchange`);
+    }
+    const products: Array<{ product_id: number }> = await ctx.state.em.execute('select product_id from crm_integration where account_id = ?', [claimed.accountId]);
+    await crm.reconcile(products.map((row) => row.product_id));
+    back(`/${claimed.productId}?connected=1`);
+  });
+
+  router.post('/crm/disconnect', async (ctx) => {
+    const crm = crmOf();
+    try {
+      const paused = await crm.tokens.disconnect(ctx.state.account.id);
+      ctx.body = { disconnected: true, pausedProducts: paused };
+    } catch (error) {
+      unavailable(error);
+    }
+  });
+
+  router.get('/crm/products/:productId', async (ctx) => {
+    const { account, em } = ctx.state;
+    const product = await productOf(em, account.id, ctx.params.productId);
+    const stored = await getCrmSettings(em, product.id);
+    const settings = stored ?? defaultCrmSettings(account.id, product.id);
+    const portalId = await connectedPortal(em, account.id);
+    let numberProperties: Array<{ name: string; label: string }> | null = null;
+    if (deps.crm && portalId !== null) {
+      numberProperties = await crmClientFor(deps.crm.syncDeps, account.id, portalId).numberProperties().catch((error: unknown) => {
+        deps.logger.warn({ err: error }, 'could not read HubSpot number properties');
+        return null;
+      });
+    }
+    const scheduled = stored ? await crmScheduleNextRuns(deps.temporal, product.id).catch(() => []) : [];
+    const isRunning = stored && stored.active && portalId !== null && PLANS[account.plan].hasCrmIntegration;
+    ctx.body = {
+      product,
+      saved: stored !== null,
+      settings: withoutAccount(settings),
+      chatWebhookDisabled: stored?.chatWebhookDisabled ?? null,
+      numberProperties,
+      nextRunAt: isRunning ? (scheduled[0] ?? nextRunAt(settings.cadence, settings.hourUtc, deps.clock())).toISOString() : null,
+      runs: await recentRuns(em, product.id, deps.crm?.config.appBase ?? 'https://app.hubspot.com'),
+    };
+  });
+
+  router.put('/crm/products/:productId/settings', async (ctx) => {
+    requirePlan(ctx);
+    const crm = crmOf();
+    const { account, em } = ctx.state;
+    const product = await productOf(em, account.id, ctx.params.productId);
+    const body = await readJsonBody(ctx);
+    const portalId = await connectedPortal(em, account.id);
+    const numberProperties = portalId !== null ? (await crmClientFor(crm.syncDeps, account.id, portalId).numberProperties().catch(unavailable)).map((each) => each.name) : null;
+    try {
+      const input = await validateCrmSettings(body, { numberProperties, chatSandboxUrl: crm.config.chatSandboxUrl });
+      if (input.active && portalId === null) throw new CrmSettingsInvalid({ active: 'Connect HubSpot before turning the integration on.' });
+      const saved = await saveCrmSettings(em, account.id, product.id, input, deps.clock());
+      await crm.reconcile([product.id]);
+      ctx.body = { settings: withoutAccount(saved) };
+    } catch (error) {
+      if (!(error instanceof CrmSettingsInvalid)) throw error;
+      const [first] = Object.entries(error.fields);
+      throw new AppError('invalid_request', first ? first[1]! : 'Invalid settings.', { fields: error.fields });
+    }
+  });
+
+  router.get('/crm/products/:productId/preview', async (ctx) => {
+    requirePlan(ctx);
+    const crm = crmOf();
+    const { account, em } = ctx.state;
+    const product = await productOf(em, account.id, ctx.params.productId);
+    const portalId = await connectedPortal(em, account.id);
+    if (portalId === null) throw new AppError('crm_not_connected', 'Connect HubSpot to see which contacts a run would take.');
+    const settings = (await getCrmSettings(em, product.id)) ?? defaultCrmSettings(account.id, product.id);
+    const preview = await previewCrmRun(crm.syncDeps, settings, portalId).catch(unavailable);
+    const link = (contactId: string) => hubspotContactUrl(crm.config.appBase, portalId, contactId);
+    ctx.body = {
+      taken: preview.taken.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId) })),
+      skipped: preview.skipped.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId) })),
+    };
+  });
+
+  router.post('/crm/products/:productId/run', async (ctx) => {
+    requirePlan(ctx);
+    const crm = crmOf();
+    const { account, em } = ctx.state;
+    const product = await productOf(em, account.id, ctx.params.productId);
+    if ((await connectedPortal(em, account.id)) === null) throw new AppError('crm_not_connected', 'Connect HubSpot before running a sync.');
+    const settings = await getCrmSettings(em, product.id);
+    if (!settings?.active) throw new AppError('invalid_request', 'The integration is paused. Turn it on and save before running it.');
+    ctx.status = 202;
+    ctx.body = { runId: await crm.runNow(account.id, product.id) };
+  });
+
+  return router;
+}
+
+function withoutAccount(settings: CrmSettings & { chatWebhookDisabled?: unknown }) {
+  const { accountId: _account, chatWebhookDisabled: _disabled, ...rest } = settings;
+  return rest;
+}
+
+async function recentRuns(em: EntityManager, productId: number, appBase: string) {
+  const runs: Array<{
+    id: string; portal_id: string | null; trigger: string; status: string; reason: string | null; found: number; skipped: Record<string, number>;
+    researched: number; failed: number; credits_used: number; started_at: Date; finished_at: Date | null;
+  }> = await em.execute('select * from crm_sync_run where product_id = ? order by started_at desc limit 10', [productId]);
+  const contacts: Array<{ run_id: string; contact_id: string; email: string | null; name: string | null; score: string | null; outcome: string; skip_reason: string | null; research_id: string | null }> =
+    runs.length === 0
+      ? []
+      : await em.execute(`select run_id, contact_id, email, name, score, outcome, skip_reason, research_id from crm_sync_contact where run_id in (${runs.map(() => '?').join(',')}) order by position`, runs.map((run) => run.id));
+  return runs.map((run) => ({
+    id: run.id,
+    trigger: run.trigger,
+    status: run.status,
+    reason: run.reason,
+    counts: { found: run.found, skipped: run.skipped, researched: run.researched, failed: run.failed, creditsUsed: run.credits_used },
+    startedAt: new Date(run.started_at).toISOString(),
+    finishedAt: run.finished_at ? new Date(run.finished_at).toISOString() : null,
+    contacts: contacts
+      .filter((contact) => contact.run_id === run.id)
+      .map((contact) => ({
+        contactId: contact.contact_id, email: contact.email, name: contact.name, score: contact.score === null ? null : Number(contact.score), outcome: contact.outcome,
+        skipReason: contact.skip_reason, researchId: contact.research_id,
+        hubspotUrl: run.portal_id ? hubspotContactUrl(appBase, Number(run.portal_id), contact.contact_id) : null,
+      })),
+  }));
+}
