@@ -1,0 +1,157 @@
+// The CRM page's API through the real API and dashboard auth, against the
+// HubSpot stand-in: the plan gate, connecting through HubSpot's consent
+// (state bound to the session, single-use), settings with field errors, the
+// Schedule following them, the preview, disconnect and account deletion.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
+import { createWorld } from '../../sandbox/provider-world/world.ts';
+import { crmScheduleId } from '../../services/crm-schedules.ts';
+import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+
+let stack: TestStack;
+let mail: TestMailSandbox;
+let crm: CrmFixture;
+let alice: DashboardClient;
+let aliceEmail: string;
+let bob: DashboardClient;
+let productId: number;
+const PRODUCT = { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['forecasting'], targetCustomers: ['sales leaders'], productUrl: null };
+const em = () => stack.orm.em.fork();
+const validSettings = () => ({
+  cadence: 'mon_thu', hourUtc: 9, scoreProperty: 'hubspotscore', minScore: 80, skipFreeMail: true, skipRoleBased: true, researchLimit: 3,
+  chatWebhookUrl: `${crm.chat.url}/services/T1/B1/api`, digestEnabled: true, digestEmail: null, active: true,
+});
+
+async function accountOf(email: string): Promise<number> {
+  const [row] = await em().execute('select id from account where owner_email = ?', [email]);
+  return row.id;
+}
+
+/** Follows HubSpot's consent as the user would: the page, the Connect button, and the redirect back to the app. */
+async function consent(client: DashboardClient, authorizeUrl: string, decision = 'approve'): Promise<URL> {
+  const page = await fetch(authorizeUrl);
+  expect(await page.text()).toContain('Connect app');
+  const query = new URL(authorizeUrl).searchParams;
+  const form = new URLSearchParams({ decision, portal_id: '4000001', client_id: query.get('client_id')!, redirect_uri: query.get('redirect_uri')!, state: query.get('state')!, scope: query.get('scope')! });
+  const approved = await fetch(`${crm.hubspot.url}/oauth/authorize/decision`, { method: 'POST', body: form, redirect: 'manual' });
+  const callback = new URL(approved.headers.get('location')!);
+  const back = await client.get(callback.pathname + callback.search);
+  expect(back.status).toBe(302);
+  return new URL(back.headers.get('location')!);
+}
+
+beforeAll(async () => {
+  mail = await startTestMailSandbox();
+  // The same world (seed) as the stack's provider stand-in; `em` is only called once the stack exists.
+  crm = await startCrmFixture({ world: createWorld(), em });
+  stack = await startTestStack({ withWorker: false, apiEnv: { ...mail.env, ...crm.env, AUTH_CLIENT_IP_HEADER: 'x-real-ip', DASHBOARD_MODE: 'off' } });
+  aliceEmail = `alice-crm-${Date.now()}@example.com`;
+  alice = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, aliceEmail);
+  bob = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, `bob-crm-${Date.now()}@example.com`);
+  const created = await alice.post('/app/api/keys', PRODUCT);
+  productId = created.body.productId;
+});
+afterAll(async () => {
+  await stack?.temporal.schedule.getHandle(crmScheduleId(productId)).delete().catch(() => {});
+  await crm?.stop();
+  await stack?.stop();
+  await mail?.close();
+});
+
+describe('the CRM page API', () => {
+  it('on Free, says the plan lacks it and refuses to connect', async () => {
+    const page = await alice.get('/app/api/crm');
+    expect(page.body).toMatchObject({ plan: 'free', planHasCrm: false, configured: true, connection: null });
+    const connect = await alice.post('/app/api/crm/connect', { productId });
+    expect([connect.status, connect.body.error]).toEqual([403, 'crm_plan_required']);
+  });
+
+  it('connects through HubSpot consent; the state is single-use and only for the session that asked', async () => {
+    await em().execute(`update account set plan = 'growth' where id = ?`, [await accountOf(aliceEmail)]);
+    const { body } = await alice.post('/app/api/crm/connect', { productId });
+    expect(body.authorizeUrl.startsWith(`${crm.hubspot.url}/oauth/authorize?`)).toBe(true);
+    expect(new URL(body.authorizeUrl).searchParams.get('redirect_uri')).toBe(`${stack.apiUrl}/app/api/crm/callback`);
+
+    // Bob cannot complete Alice's consent with her state.
+    const stolen = await consent(bob, body.authorizeUrl);
+    expect(stolen.search).toBe('?error=state');
+    const { body: second } = await alice.post('/app/api/crm/connect', { productId });
+    const declined = await consent(alice, second.authorizeUrl, 'deny');
+    expect(declined.pathname + declined.search).toBe(`/app/crm/${productId}?error=denied`);
+
+    const { body: third } = await alice.post('/app/api/crm/connect', { productId });
+    const back = await consent(alice, third.authorizeUrl);
+    expect(back.pathname + back.search).toBe(`/app/crm/${productId}?connected=1`);
+    const page = await alice.get('/app/api/crm');
+    expect(page.body.connection).toMatchObject({ portalId: 4000001, hubUser: 'owner@portal.example', connectedBy: aliceEmail, status: 'connected' });
+    // Tokens are stored encrypted.
+    const [row] = await em().execute('select access_token, refresh_token from crm_connection where account_id = ?', [await accountOf(aliceEmail)]);
+    expect(row.refresh_token.startsWith('v1.')).toBe(true);
+    expect(row.refresh_token).not.toContain('na1-');
+  });
+
+  it('refuses bad settings field by field', async () => {
+    const reply = await alice.put(`/app/api/crm/products/${productId}/settings`, {
+      ...validSettings(), researchLimit: 51, hourUtc: 24, scoreProperty: 'email', chatWebhookUrl: 'http://hooks.example/services/x', digestEmail: 'not an address',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.fields).toMatchObject({ researchLimit: expect.stringContaining('50'), hourUtc: expect.stringContaining('23') });
+    const second = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'email', chatWebhookUrl: 'https://127.0.0.1/hook', digestEmail: 'not an address' });
+    expect(second.body.fields).toEqual({
+      scoreProperty: 'HubSpot has no number property named email.',
+      chatWebhookUrl: 'The webhook address must point to a public server.',
+      digestEmail: 'Enter an e-mail address, or leave it empty for the account e-mail.',
+    });
+    const plainHttp = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), chatWebhookUrl: 'http://example.com/hook' });
+    expect(plainHttp.body.fields).toEqual({ chatWebhookUrl: 'The webhook address must start with https://.' });
+  });
+
+  it('saves settings, schedules the runs, shows the next run and previews the contacts', async () => {
+    const saved = await alice.put(`/app/api/crm/products/${productId}/settings`, validSettings());
+    expect(saved.status).toBe(200);
+    const schedule = await stack.temporal.schedule.getHandle(crmScheduleId(productId)).describe();
+    expect(schedule.state.paused).toBe(false);
+    const product = await alice.get(`/app/api/crm/products/${productId}`);
+    expect(product.body.settings).toMatchObject({ cadence: 'mon_thu', hourUtc: 9, researchLimit: 3, minScore: 80 });
+    expect(product.body.numberProperties.map((each: { name: string }) => each.name)).toContain('hubspotscore');
+    const next = new Date(product.body.nextRunAt);
+    expect([1, 4]).toContain(next.getUTCDay());
+    expect(next.getUTCHours()).toBe(9);
+
+    const preview = await alice.get(`/app/api/crm/products/${productId}/preview`);
+    expect(preview.body.taken.map((each: { score: number }) => each.score)).toEqual([99, 97, 95]);
+    expect(preview.body.skipped.map((each: { skipped: string }) => each.skipped)).toEqual(expect.arrayContaining(['free_mail', 'no_email']));
+    expect(preview.body.taken[0].hubspotUrl).toBe(`${crm.hubspot.url}/contacts/4000001/record/0-1/${preview.body.taken[0].contactId}`);
+    // Bob sees none of it.
+    expect((await bob.get(`/app/api/crm/products/${productId}`)).status).toBe(404);
+  });
+
+  it('disconnect revokes the token at HubSpot and pauses every integration of the account; settings stay', async () => {
+    const reply = await alice.post('/app/api/crm/disconnect');
+    expect(reply.body).toMatchObject({ disconnected: true, pausedProducts: [productId] });
+    expect(crm.hubspot.portal().portalId).toBe(4000001);
+    const state = await (await fetch(`${crm.hubspot.url}/__admin/state`)).json();
+    expect(state.portals[0].tokens.refresh.every((token: { revoked: boolean }) => token.revoked)).toBe(true);
+    const product = await alice.get(`/app/api/crm/products/${productId}`);
+    expect(product.body.settings).toMatchObject({ active: false, pausedReason: 'disconnected', researchLimit: 3 });
+    expect(product.body.nextRunAt).toBeNull();
+    const schedule = await stack.temporal.schedule.getHandle(crmScheduleId(productId)).describe();
+    expect(schedule.state.paused).toBe(true);
+    expect((await alice.get('/app/api/crm')).body.connection).toBeNull();
+  });
+
+  it('account deletion revokes a connection and pauses the integrations', async () => {
+    const { body } = await alice.post('/app/api/crm/connect', { productId });
+    await consent(alice, body.authorizeUrl);
+    await alice.put(`/app/api/crm/products/${productId}/settings`, validSettings());
+    const deleted = await alice.post('/app/api/account/delete', { password: 'correct horse battery' });
+    expect(deleted.status).toBe(200);
+    const [integration] = await em().execute('select active, paused_reason from crm_integration where product_id = ?', [productId]);
+    expect(integration).toEqual({ active: false, paused_reason: 'account_deleted' });
+    const [connection] = await em().execute('select status, refresh_token from crm_connection where account_id = ?', [await accountOf(aliceEmail)]);
+    expect(connection).toEqual({ status: 'disconnected', refresh_token: null });
+    expect((await stack.temporal.schedule.getHandle(crmScheduleId(productId)).describe()).state.paused).toBe(true);
+  });
+});
