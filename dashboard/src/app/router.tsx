@@ -25,6 +25,8 @@ export const router = createBrowserRouter(
             { path: 'jobs/:researchId', ...page(() => import('./routes/app/job.tsx')) },
             { path: 'usage', ...page(() => import('./routes/app/usage.tsx')) },
             { path: 'billing', ...page(() => import('./routes/app/billing.tsx')) },
+            { path: 'crm', ...page(() => import('./routes/app/crm.tsx')) },
+            { path: 'crm/:productId', ...page(() => import('./routes/app/crm.tsx')) },
             { path: 'preferences', ...page(() => import('./routes/app/preferences.tsx')) },
             { path: 'account', ...page(() => import('./routes/app/account.tsx')) },
           ],

@@ -11,6 +11,7 @@ const NAVIGATION = [
   { to: '/keys', label: 'API keys' },
   { to: '/jobs', label: 'Jobs' },
   { to: '/usage', label: 'Usage' },
+  { to: '/crm', label: 'CRM' },
   { to: '/billing', label: 'Billing' },
   { to: '/preferences', label: 'Preferences' },
   { to: '/account', label: 'Account' },

@@ -1,0 +1,152 @@
+import { Anchor, Badge, Stack, Table, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
+import { SKIP_REASON_LABELS, SKIP_REASONS } from '../../../../../domain/crm.ts';
+import { formatDateTime } from '../../../lib/format.ts';
+import type { CrmPreviewContact, CrmRun } from '../api.ts';
+
+const RUN_STATUS: Record<CrmRun['status'], string> = {
+  running: 'Running',
+  completed: 'Completed',
+  credits_exhausted: 'Stopped: out of credits',
+  not_run: 'Did not run',
+  failed: 'Failed',
+};
+
+const OUTCOME: Record<CrmRun['contacts'][number]['outcome'], string> = {
+  taken: 'Being researched',
+  researched: 'Researched',
+  failed: 'Failed',
+  not_researched: 'Not researched',
+  skipped: 'Skipped',
+};
+
+const skippedText = (skipped: CrmRun['counts']['skipped']) =>
+  SKIP_REASONS.filter((reason) => (skipped[reason] ?? 0) > 0)
+    .map((reason) => `${skipped[reason]} ${SKIP_REASON_LABELS[reason]}`)
+    .join(', ') || 'none';
+
+const nameOf = (contact: { name: string | null; email: string | null; contactId: string }) => contact.name ?? contact.email ?? `Contact ${contact.contactId}`;
+
+/** The contacts the next run would take, and those it would skip with the reason. */
+export function CrmPreviewTable({ taken, skipped }: { taken: CrmPreviewContact[]; skipped: CrmPreviewContact[] }) {
+  if (taken.length + skipped.length === 0) return <Text c="dimmed">No contact reaches the minimum score right now.</Text>;
+  const rows = [...taken, ...skipped].sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity));
+  return (
+    <Table.ScrollContainer minWidth={600}>
+      <Table aria-label="Contacts of the next run" striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">Contact</Table.Th>
+            <Table.Th scope="col">E-mail</Table.Th>
+            <Table.Th scope="col">Score</Table.Th>
+            <Table.Th scope="col">Next run</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((contact) => (
+            <Table.Tr key={contact.contactId}>
+              <Table.Th scope="row">
+                <Anchor href={contact.hubspotUrl} target="_blank" rel="noreferrer">
+                  {nameOf(contact)}
+                </Anchor>
+              </Table.Th>
+              <Table.Td>{contact.email ?? '—'}</Table.Td>
+              <Table.Td>{contact.score ?? '—'}</Table.Td>
+              <Table.Td>{contact.skipped ? `Skipped: ${SKIP_REASON_LABELS[contact.skipped]}` : 'Researched'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** The last runs with their counts, and per contact its research job and its record in HubSpot. */
+export function CrmRuns({ runs }: { runs: CrmRun[] }) {
+  if (runs.length === 0) return <Text c="dimmed">No runs yet.</Text>;
+  return (
+    <Stack>
+      <Table.ScrollContainer minWidth={800}>
+        <Table aria-label="Last runs" striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Started</Table.Th>
+              <Table.Th scope="col">Status</Table.Th>
+              <Table.Th scope="col">Found</Table.Th>
+              <Table.Th scope="col">Skipped</Table.Th>
+              <Table.Th scope="col">Researched</Table.Th>
+              <Table.Th scope="col">Failed</Table.Th>
+              <Table.Th scope="col">Credits used</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {runs.map((run) => (
+              <Table.Tr key={run.id}>
+                <Table.Th scope="row">
+                  {formatDateTime(run.startedAt)} {run.trigger === 'manual' ? '(Run now)' : ''}
+                </Table.Th>
+                <Table.Td>
+                  <Badge color={run.status === 'completed' ? 'teal' : run.status === 'running' ? 'blue' : 'gray'} variant="light">
+                    {RUN_STATUS[run.status]}
+                  </Badge>
+                  {run.reason && run.status !== 'completed' ? <Text size="xs">{run.reason.replaceAll('_', ' ')}</Text> : null}
+                </Table.Td>
+                <Table.Td>{run.counts.found}</Table.Td>
+                <Table.Td>{skippedText(run.counts.skipped)}</Table.Td>
+                <Table.Td>{run.counts.researched}</Table.Td>
+                <Table.Td>{run.counts.failed}</Table.Td>
+                <Table.Td>{run.counts.creditsUsed}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {runs[0] && runs[0].contacts.length > 0 && (
+        <>
+          <Title order={3}>Contacts of the last run</Title>
+          <Table.ScrollContainer minWidth={700}>
+            <Table aria-label="Contacts of the last run" striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Contact</Table.Th>
+                  <Table.Th scope="col">Outcome</Table.Th>
+                  <Table.Th scope="col">Research job</Table.Th>
+                  <Table.Th scope="col">HubSpot</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {runs[0].contacts.map((contact) => (
+                  <Table.Tr key={contact.contactId}>
+                    <Table.Th scope="row">
+                      {nameOf(contact)}
+                      {contact.email && contact.name ? <Text size="xs">{contact.email}</Text> : null}
+                    </Table.Th>
+                    <Table.Td>{contact.skipReason ? `Skipped: ${SKIP_REASON_LABELS[contact.skipReason]}` : OUTCOME[contact.outcome]}</Table.Td>
+                    <Table.Td>
+                      {contact.researchId ? (
+                        <Anchor component={Link} to={`/jobs/${contact.researchId}`}>
+                          {contact.researchId}
+                        </Anchor>
+                      ) : (
+                        '—'
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      {contact.hubspotUrl ? (
+                        <Anchor href={contact.hubspotUrl} target="_blank" rel="noreferrer">
+                          Contact {contact.contactId} in HubSpot
+                        </Anchor>
+                      ) : (
+                        '—'
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </>
+      )}
+    </Stack>
+  );
+}

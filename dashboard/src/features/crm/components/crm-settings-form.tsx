@@ -1,0 +1,149 @@
+import { Button, Checkbox, Group, NumberInput, Select, SimpleGrid, Stack, Switch, TextInput } from '@mantine/core';
+import { useEffect } from 'react';
+import { Controller, useForm } from 'react-hook-form';
+import { CADENCE_LABELS, CADENCES } from '../../../../../domain/crm.ts';
+import { FormError } from '../../../components/auth-layout.tsx';
+import { ApiError } from '../../../lib/api-client.ts';
+import type { CrmSettingsValues } from '../api.ts';
+
+interface FormValues {
+  cadence: string;
+  hourUtc: number | string;
+  scoreProperty: string;
+  minScore: number | string;
+  skipFreeMail: boolean;
+  skipRoleBased: boolean;
+  researchLimit: number | string;
+  chatWebhookUrl: string;
+  digestEnabled: boolean;
+  digestEmail: string;
+  active: boolean;
+}
+
+const toForm = (settings: CrmSettingsValues): FormValues => ({
+  ...settings,
+  chatWebhookUrl: settings.chatWebhookUrl ?? '',
+  digestEmail: settings.digestEmail ?? '',
+});
+
+// Numbers go to the server as typed (a blank stays blank): the server's checks name the field.
+const toNumber = (value: number | string) => (value === '' ? null : Number(value));
+
+const HOURS = Array.from({ length: 24 }, (_, hour) => ({ value: String(hour), label: `${String(hour).padStart(2, '0')}:00 UTC` }));
+
+/** A product's CRM settings (spec §1.1's table); the server validates, and its messages land on the fields. */
+export function CrmSettingsForm(props: {
+  initial: CrmSettingsValues;
+  numberProperties: Array<{ name: string; label: string }> | null;
+  isSaving: boolean;
+  error: Error | null;
+  onSave(values: CrmSettingsValues): void;
+}) {
+  const form = useForm<FormValues>({ defaultValues: toForm(props.initial) });
+  const { errors } = form.formState;
+  const { initial } = props;
+  useEffect(() => form.reset(toForm(initial)), [initial, form]);
+  useEffect(() => {
+    if (!(props.error instanceof ApiError)) return;
+    for (const [field, message] of Object.entries(props.error.fields)) {
+      if (field in toForm(initial)) form.setError(field as keyof FormValues, { message });
+    }
+  }, [props.error, form, initial]);
+
+  const properties = props.numberProperties ?? [{ name: initial.scoreProperty, label: initial.scoreProperty }];
+  const submit = form.handleSubmit((values) =>
+    props.onSave({
+      cadence: values.cadence as CrmSettingsValues['cadence'],
+      hourUtc: toNumber(values.hourUtc) as number,
+      scoreProperty: values.scoreProperty,
+      minScore: toNumber(values.minScore) as number,
+      skipFreeMail: values.skipFreeMail,
+      skipRoleBased: values.skipRoleBased,
+      researchLimit: toNumber(values.researchLimit) as number,
+      chatWebhookUrl: values.chatWebhookUrl.trim() || null,
+      digestEnabled: values.digestEnabled,
+      digestEmail: values.digestEmail.trim() || null,
+      active: values.active,
+    }),
+  );
+
+  return (
+    <form onSubmit={submit} noValidate aria-label="CRM settings">
+      <Stack gap="sm">
+        <Controller
+          control={form.control}
+          name="active"
+          render={({ field }) => (
+            <Switch
+              label="Active: run on the schedule"
+              description="Paused integrations run neither on the schedule nor with Run now."
+              checked={field.value}
+              onChange={(event) => field.onChange(event.currentTarget.checked)}
+              error={errors.active?.message}
+            />
+          )}
+        />
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <Controller
+            control={form.control}
+            name="cadence"
+            render={({ field }) => (
+              <Select label="Schedule" data={CADENCES.map((value) => ({ value, label: CADENCE_LABELS[value] }))} allowDeselect={false} value={field.value} onChange={(value) => field.onChange(value)} error={errors.cadence?.message} />
+            )}
+          />
+          <Controller
+            control={form.control}
+            name="hourUtc"
+            render={({ field }) => (
+              <Select label="Hour (UTC)" data={HOURS} allowDeselect={false} value={String(field.value)} onChange={(value) => field.onChange(value === null ? '' : Number(value))} error={errors.hourUtc?.message} />
+            )}
+          />
+          <Controller
+            control={form.control}
+            name="scoreProperty"
+            render={({ field }) => (
+              <Select
+                label="Lead score property"
+                description="A number property of your HubSpot contacts."
+                data={properties.map((property) => ({ value: property.name, label: `${property.label} (${property.name})` }))}
+                searchable
+                allowDeselect={false}
+                value={field.value}
+                onChange={(value) => field.onChange(value ?? '')}
+                error={errors.scoreProperty?.message}
+              />
+            )}
+          />
+          <Controller
+            control={form.control}
+            name="minScore"
+            render={({ field }) => <NumberInput label="Minimum score" min={0} value={field.value} onChange={field.onChange} error={errors.minScore?.message} />}
+          />
+          <Controller
+            control={form.control}
+            name="researchLimit"
+            render={({ field }) => (
+              <NumberInput label="Research limit per run" description="1 to 50 contacts; each costs one credit." min={1} max={50} value={field.value} onChange={field.onChange} error={errors.researchLimit?.message} />
+            )}
+          />
+        </SimpleGrid>
+        <Checkbox label="Skip free-mail addresses (Gmail, Outlook …)" {...form.register('skipFreeMail')} error={errors.skipFreeMail?.message} />
+        <Checkbox label="Skip role-based mailboxes (info@, sales@ …)" {...form.register('skipRoleBased')} error={errors.skipRoleBased?.message} />
+        <TextInput
+          label="Chat webhook URL"
+          description="Optional. A Slack-style incoming webhook (https): one summary per run and one message per contact."
+          error={errors.chatWebhookUrl?.message}
+          {...form.register('chatWebhookUrl')}
+        />
+        <Checkbox label="E-mail a summary after each run that researched someone" {...form.register('digestEnabled')} error={errors.digestEnabled?.message} />
+        <TextInput label="Summary address" description="Optional. Empty: the account e-mail." error={errors.digestEmail?.message} {...form.register('digestEmail')} />
+        {!(props.error instanceof ApiError && Object.keys(props.error.fields).length > 0) && <FormError error={props.error} />}
+        <Group justify="flex-end">
+          <Button type="submit" loading={props.isSaving}>
+            Save settings
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
