@@ -103,13 +103,14 @@ export async function applyStripeEvent(
     // research requests take that one for their credit and must not wait on Stripe.
     await tx.execute('select pg_advisory_xact_lock(?, ?)', [STRIPE_SYNC_LOCK_CLASS, found.id]);
     const subscription = refs.subscriptionId ? await billing.retrieveSubscription(refs.subscriptionId) : null;
+    // The plan before this event (read before the lock, which may itself apply a pending downgrade).
+    const planBefore = found.plan;
     const account = await lockAccount(tx, found.id, at);
     if (!account.stripeCustomerId && refs.customerId) account.stripeCustomerId = refs.customerId;
-    const planBefore = account.plan;
     if (subscription) syncSubscription(tx, billing, account, subscription, at);
     // A plan below Growth pauses the CRM integrations, with that reason (DECISIONS.md "CRM integration").
-    const crmPaused = PLANS[planBefore].hasCrmIntegration && !PLANS[account.plan].hasCrmIntegration
-      && (await pauseAccountIntegrations(tx, account.id, 'plan', at)).length > 0;
+    const crmPaused = PLANS[planBefore].hasCrmIntegration && !PLANS[account.plan].hasCrmIntegration;
+    if (crmPaused) await pauseAccountIntegrations(tx, account.id, 'plan', at);
     // A failed renewal e-mails the owner (DECISIONS.md "Plans"). A declined upgrade
     // is told on the page that asked for it (services/billing.ts `upgrade`).
     if (event.type === 'invoice.payment_failed' && event.data.object.billing_reason === 'subscription_cycle') {

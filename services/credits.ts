@@ -3,6 +3,7 @@ import { Account, CreditLedgerEntry } from '../db/entities/index.ts';
 import type { IAccount } from '../db/entities/account.ts';
 import { billingCycleAt } from '../domain/billing-cycle.ts';
 import { PLANS, creditErrorCode } from '../domain/plans.ts';
+import { pauseAccountIntegrations } from './crm-connections.ts';
 import { recordUsageAlerts, type UsageAlertSettings } from './usage-alerts.ts';
 
 export type CreditRefusal = { code: 'trial_limit_reached' | 'credits_exhausted'; used: number; limit: number };
@@ -16,7 +17,11 @@ export type CreditConsumption = { outcome: 'refused'; refusal: CreditRefusal } |
  */
 export async function lockAccount(em: EntityManager, accountId: number, now: Date): Promise<IAccount> {
   const account = await em.findOneOrFail(Account, accountId, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const planBefore = account.plan;
   rollBillingCycle(em, account, now);
+  // A pending downgrade below Growth taking effect pauses the CRM integrations (DECISIONS.md "CRM integration");
+  // their Schedules follow at the next reconcile, and a run refuses to start on such a plan meanwhile.
+  if (PLANS[planBefore].hasCrmIntegration && !PLANS[account.plan].hasCrmIntegration) await pauseAccountIntegrations(em, account.id, 'plan', now);
   return account;
 }
 
