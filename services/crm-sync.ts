@@ -393,7 +393,7 @@ export async function finishCrmRun(
     }
     return updated.length > 0;
   });
-  if (first && settings.chatWebhookUrl && (counts.found > 0 || input.status !== 'completed')) {
+  if (first && settings.chatWebhookUrl) {
     await postChat(deps, plan, runSummaryChatMessage({
       productName: plan.productName, counts, stoppedForCredits: input.status === 'credits_exhausted', startedAt: new Date(run?.started_at ?? now), minScore: settings.minScore,
     }));
