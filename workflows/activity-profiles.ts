@@ -55,3 +55,26 @@ export const modelCall: ActivityOptions = {
     nonRetryableErrorTypes: [FAILURE_TYPES.aiUnavailable],
   },
 };
+
+/** A CRM run's own database steps (start, finish): quick, retried through a PostgreSQL restart. */
+export const crmDatabase: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: databaseRetry,
+};
+
+/**
+ * A CRM step that calls HubSpot (properties, search, a contact's write-back).
+ * The client waits out short 429s itself and throttles per portal; longer
+ * waits come back as `crm_unavailable` with the delay HubSpot asked for, so
+ * many attempts over several minutes. A dead grant or a refusal is final.
+ */
+export const crmHubSpot: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes: ['crm_auth_revoked', 'crm_config_rejected', 'crm_rejected'],
+  },
+};
