@@ -361,6 +361,11 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
   async function crm(req: IncomingMessage, res: ServerResponse, url: URL, portal: Portal) {
     const method = req.method ?? 'GET';
     const path = url.pathname;
+    // DELETE /appinstalls/v3/external-install (PublicApiSpecs/CRM/App Uninstalls): the app leaves the portal, every grant dies.
+    if (method === 'DELETE' && path === '/appinstalls/v3/external-install') {
+      for (const refresh of refreshTokens.values()) if (refresh.portalId === portal.portalId) refresh.revoked = true;
+      return void res.writeHead(204).end();
+    }
     if (method === 'GET' && path === '/account-info/v3/details') {
       return sendJson(res, 200, { portalId: portal.portalId, accountType: 'STANDARD', timeZone: 'UTC', companyCurrency: 'EUR', uiDomain: new URL(baseUrl()).host, dataHostingLocation: 'eu1' });
     }
