@@ -30,6 +30,8 @@ const hashState = (state: string) => createHash('sha256').update(state).digest('
 /** A fresh `state` for the consent URL; only its hash is stored. */
 export async function createOAuthState(em: EntityManager, input: { accountId: number; productId: number; sessionUserId: string; now: Date }): Promise<string> {
   const state = randomBytes(24).toString('base64url');
+  // States nobody came back with are kept a day (for support), then dropped.
+  await em.execute('delete from crm_oauth_state where expires_at < ?', [new Date(input.now.getTime() - 86_400_000)]);
   await em.execute(
     'insert into crm_oauth_state (state_hash, account_id, product_id, session_user_id, created_at, expires_at) values (?, ?, ?, ?, ?, ?)',
     [hashState(state), input.accountId, input.productId, input.sessionUserId, input.now, new Date(input.now.getTime() + STATE_TTL_MS)],
