@@ -18,6 +18,7 @@ import { dashboardPages } from './dashboard/static.ts';
 import { createMailer } from '../integrations/mail/mailer.ts';
 import { billingFromEnv } from '../integrations/stripe/index.ts';
 import { loadMailConfig } from '../integrations/mail/config.ts';
+import { loadWebhookConfig } from '../integrations/webhooks/config.ts';
 import { createCrm } from '../services/crm.ts';
 
 /**
@@ -72,6 +73,7 @@ export async function bootstrapApi(
     draftProductContext: createProductContextDrafter(env, logger),
     billing,
     crm,
+    webhooks: loadWebhookConfig(env),
   });
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);

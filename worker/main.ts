@@ -14,16 +14,21 @@ import { ensurePurgeSchedule } from './purge-schedule.ts';
 import { loadMailConfig, type MailConfig } from '../integrations/mail/config.ts';
 import { createMailer } from '../integrations/mail/mailer.ts';
 import { createMailOutboxWorker, ensureMailOutboxSchedule } from './mail-outbox-schedule.ts';
+import { loadWebhookConfig, type WebhookConfig } from '../integrations/webhooks/config.ts';
+import { startWebhookDispatcher } from '../services/webhook-dispatch.ts';
+import { createWebhookWorker } from './webhook-worker.ts';
 
 // Every setting is read before anything connects: a bad value is one line on stderr.
 let config: Config;
 let outside: { providers: ProviderConfig; ai: AiConfig };
 let mail: MailConfig;
+let webhooks: WebhookConfig;
 try {
   loadDotEnv();
   config = loadConfig();
   outside = { providers: createProviderConfig(process.env), ai: createAiConfig(process.env) };
   mail = loadMailConfig();
+  webhooks = loadWebhookConfig();
 } catch (error) {
   exitOnConfigError('worker', error);
 }
@@ -54,8 +59,11 @@ await ensurePurgeSchedule(deps.temporal, config.temporal.taskQueue);
 const mailer = createMailer(mail);
 const mailSender = await createMailOutboxWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock } });
 await ensureMailOutboxSchedule(deps.temporal, config.temporal.taskQueue);
-workers.push(worker, sweeper, mailSender);
+const webhookSender = await createWebhookWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, webhooks, clock: deps.clock } });
+workers.push(worker, sweeper, mailSender, webhookSender);
 const running = Promise.all(workers.map((each) => each.run()));
+// Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
+const webhookDispatcher = await startWebhookDispatcher({ orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue: config.temporal.taskQueue, logger });
 const metricsServer = config.workerMetrics
   ? await startWorkerMetricsServer({
       ...config.workerMetrics,
@@ -67,6 +75,7 @@ logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.ad
 if (isStopping) stop();
 
 await running;
+await webhookDispatcher.stop();
 await metricsServer?.close();
 mailer.close();
 await connection.close();

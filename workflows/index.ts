@@ -3,3 +3,4 @@ export { researchWorkflow } from './research-workflow.ts';
 export { sweepStaleJobsWorkflow } from './sweep-stale-jobs.ts';
 export { mailOutboxWorkflow } from './mail-outbox-workflow.ts';
 export { purgeWorkflow } from './purge-workflow.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery-workflow.ts';

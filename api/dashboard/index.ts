@@ -21,6 +21,8 @@ import { billingRouter } from './routes/billing.ts';
 import { crmRouter } from './routes/crm.ts';
 import { jobsRouter } from './routes/jobs.ts';
 import { keysRouter } from './routes/keys.ts';
+import { webhooksRouter } from './routes/webhooks.ts';
+import { loadWebhookConfig, type WebhookConfig } from '../../integrations/webhooks/config.ts';
 
 export interface DashboardDeps {
   orm: Orm;
@@ -35,6 +37,8 @@ export interface DashboardDeps {
   billing: Billing;
   /** The HubSpot integration, or null where no HubSpot app is configured (the CRM page says so). */
   crm?: Crm | null;
+  /** Webhook secrets' key and the development allow-list (integrations/webhooks/config.ts). */
+  webhooks?: WebhookConfig;
 }
 
 export interface Dashboard {
@@ -58,6 +62,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     billingRouter({ billing: deps.billing, publicUrl: deps.config.publicUrl, clock: deps.clock }),
     accountDeletionRouter({ auth, billing: deps.billing, clock: deps.clock, endSessions, pauseCrm: deps.crm ? (accountId) => deps.crm!.onAccountDeleted(accountId) : undefined }),
     crmRouter({ crm: deps.crm ?? null, temporal: deps.temporal, publicUrl: deps.config.publicUrl, clock: deps.clock, logger: deps.logger }),
+    webhooksRouter({ clock: deps.clock, webhooks: deps.webhooks ?? loadWebhookConfig() }),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());
   return {

@@ -6,6 +6,7 @@ import { Migration20261123163000 } from './Migration20261123163000.ts';
 import { Migration20261123164000 } from './Migration20261123164000.ts';
 import { Migration20261123165000 } from './Migration20261123165000.ts';
 import { Migration20261124222300 } from './Migration20261124222300.ts';
+import { Migration20261124233000 } from './Migration20261124233000.ts';
 
 // Every migration, in order. Append new ones here.
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261123164000', class: Migration20261123164000 },
   { name: 'Migration20261123165000', class: Migration20261123165000 },
   { name: 'Migration20261124222300', class: Migration20261124222300 },
+  { name: 'Migration20261124233000', class: Migration20261124233000 },
 ];

@@ -1,0 +1,36 @@
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { WebhookDeliveryActivities } from '../activities/webhook-delivery.ts';
+import { WEBHOOK_FAILURE_TYPES, type DeliveryOutcome } from '../domain/webhook-contract.ts';
+
+/**
+ * Each attempt has 15 s for its answer (inside the activity) and 30 s in all;
+ * failed attempts are retried 10 s, 20 s, 40 s … apart, at most an hour, for
+ * about a day (schedule-to-close), as Standard Webhooks senders commonly do.
+ */
+const attempt: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '24 hours',
+  retry: {
+    initialInterval: '10 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 hour',
+    nonRetryableErrorTypes: [WEBHOOK_FAILURE_TYPES.final],
+  },
+};
+const bookkeeping: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } };
+
+const { attemptWebhookDelivery } = proxyActivities<WebhookDeliveryActivities>(attempt);
+const { endWebhookDelivery } = proxyActivities<WebhookDeliveryActivities>(bookkeeping);
+
+/**
+ * One delivery of one event to one endpoint (DESIGN.md "Telling callers").
+ * Started by the dispatcher after the job has ended: the job never waits on it.
+ */
+export async function webhookDeliveryWorkflow(deliveryId: string): Promise<DeliveryOutcome> {
+  try {
+    return await attemptWebhookDelivery(deliveryId);
+  } catch {
+    await endWebhookDelivery(deliveryId);
+    return 'failed';
+  }
+}
