@@ -2,48 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from 'standardwebhooks';
 import { decryptToken, encryptToken } from '../integrations/hubspot/token-cipher.ts';
+import { TEST_EVENT, type DeliveryStatus, type DeliveryView, type EndpointStatus, type EndpointView, type WebhookEvent } from '../domain/webhooks.ts';
 import { enqueueMail } from './mail-outbox.ts';
 
-/** The events an endpoint can choose (DECISIONS.md "Compatible extensions"). */
-export const WEBHOOK_EVENTS = ['research.completed', 'research.failed'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-/** Sent by "Send test event" only; never chosen. */
-export const TEST_EVENT = 'webhook.test';
-
-export type EndpointStatus = 'active' | 'paused' | 'disabled';
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
+export { WEBHOOK_EVENTS, type WebhookEvent } from '../domain/webhooks.ts';
 
 /** After a rotation the old secret still signs (beside the new one) this long. */
 export const PREVIOUS_SECRET_VALIDITY_MS = 24 * 60 * 60_000;
 /** An endpoint that has failed every attempt this long is disabled. */
 export const FAILING_DISABLE_AFTER_MS = 3 * 24 * 60 * 60_000;
 const SECRET_PURPOSE = 'webhook-secret';
-
-/** What the dashboard lists: never a secret. */
-export interface EndpointView {
-  id: number;
-  url: string;
-  events: string[];
-  status: EndpointStatus;
-  disabledReason: 'gone' | 'failing' | null;
-  disabledAt: string | null;
-  createdAt: string;
-  /** A rotation's old secret still signs until then. */
-  previousSecretExpiresAt: string | null;
-}
-
-export interface DeliveryView {
-  id: string;
-  eventType: string;
-  researchId: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastDurationMs: number | null;
-  createdAt: string;
-  endedAt: string | null;
-}
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
 export function newWebhookSecret(): string {

@@ -27,6 +27,7 @@ export const router = createBrowserRouter(
             { path: 'billing', ...page(() => import('./routes/app/billing.tsx')) },
             { path: 'crm', ...page(() => import('./routes/app/crm.tsx')) },
             { path: 'crm/:productId', ...page(() => import('./routes/app/crm.tsx')) },
+            { path: 'webhooks', ...page(() => import('./routes/app/webhooks.tsx')) },
             { path: 'preferences', ...page(() => import('./routes/app/preferences.tsx')) },
             { path: 'account', ...page(() => import('./routes/app/account.tsx')) },
           ],

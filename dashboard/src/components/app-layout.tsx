@@ -12,6 +12,7 @@ const NAVIGATION = [
   { to: '/jobs', label: 'Jobs' },
   { to: '/usage', label: 'Usage' },
   { to: '/crm', label: 'CRM' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/billing', label: 'Billing' },
   { to: '/preferences', label: 'Preferences' },
   { to: '/account', label: 'Account' },
