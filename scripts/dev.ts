@@ -98,6 +98,7 @@ log(`Ready.
   Mail inbox   ${services!.sandboxUrls['mail-sandbox'] ?? `(real SMTP server ${process.env.SMTP_HOST})`}
   HubSpot      ${services!.sandboxUrls['hubspot-sandbox'] ?? `(HubSpot at ${process.env.HUBSPOT_API_BASE ?? 'https://api.hubapi.com'})`}   (the stand-in's contacts; connect it from a product's CRM page)
   Chat hooks   ${services!.sandboxUrls['chat-sandbox'] ? `${services!.sandboxUrls['chat-sandbox']}   (webhook URL: ${services!.sandboxUrls['chat-sandbox']}/services/T0/B0/any)` : '(none)'}
+  Webhooks     ${services!.sandboxUrls['webhook-receiver'] ? `${services!.sandboxUrls['webhook-receiver']}   (endpoint URL for the Webhooks page: ${services!.sandboxUrls['webhook-receiver']}/hooks/dev)` : '(none)'}
   Worker       ${config.workerMetrics ? `http://${config.workerMetrics.host}:${config.workerMetrics.port}/metrics` : '(metrics off)'}
   Temporal UI  ${services!.temporalUiUrl ?? `(external Temporal at ${services!.env.TEMPORAL_ADDRESS})`}
   Database     ${services!.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}

@@ -121,6 +121,18 @@ export const SANDBOXES: SandboxSpec[] = [
     childEnv: (ports) => ({ PORT: String(ports.chat) }),
     appEnv: (url) => ({ CRM_CHAT_SANDBOX_URL: url }),
   },
+  {
+    // Receives our own completion webhooks and verifies their signatures (sandbox/webhook-receiver).
+    // It listens on loopback, which webhook endpoints may never resolve to: WEBHOOK_ALLOW_PRIVATE_HOSTS
+    // (development and tests only, refused when NODE_ENV=production) lets deliveries reach it.
+    name: 'webhook-receiver',
+    entry: 'sandbox/webhook-receiver/main.ts',
+    ports: [{ key: 'webhookReceiver', variable: 'SANDBOX_WEBHOOK_PORT', defaultPort: 4610 }],
+    probePath: '/__admin/received',
+    isWanted: ({ env }) => env.NODE_ENV !== 'production',
+    childEnv: (ports) => ({ PORT: String(ports.webhookReceiver) }),
+    appEnv: (url) => ({ WEBHOOK_ALLOW_PRIVATE_HOSTS: new URL(url).hostname, WEBHOOK_RECEIVER_URL: url }),
+  },
 ];
 
 const stripeWebhookSecret = (env: Env) => env.STRIPE_WEBHOOK_SECRET ?? 'whsec_local_stripe_sandbox';
