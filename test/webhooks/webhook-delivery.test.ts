@@ -7,7 +7,7 @@ import { loadWebhookConfig } from '../../integrations/webhooks/config.ts';
 import { parseWebhookUrl, postWebhook, WebhookUrlRefused } from '../../integrations/webhooks/webhook-poster.ts';
 import { failJob } from '../../services/research-jobs.ts';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../../services/webhook-dispatch.ts';
-import { createEndpoint, disableEndpoint, enqueueTestEvent, listDeliveries, listEndpoints, resendDelivery, rotateSecret, updateEndpoint } from '../../services/webhooks.ts';
+import { createEndpoint, disableEndpoint, recordAttempt, enqueueTestEvent, listDeliveries, listEndpoints, resendDelivery, rotateSecret, updateEndpoint } from '../../services/webhooks.ts';
 import { createWebhookWorker } from '../../worker/webhook-worker.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -193,6 +193,27 @@ describe('completion webhooks', () => {
     expect(await updateEndpoint(em(), customer.accountId, endpoint.id, { isPaused: false })).toBe(true);
     expect((await listEndpoints(em(), customer.accountId, new Date()))[0].status).toBe('active');
   }, 90_000);
+
+  it('disables an endpoint that has failed every attempt for 3 days, and a success resets the streak', async () => {
+    const customer = await stack.createCustomer('growth');
+    const { endpoint } = await createEndpoint(em(), webhooks.secretKey, { accountId: customer.accountId, url: `${receiver.url}/streak`, events: ['research.completed'] }, new Date());
+    // A delivery the dispatcher leaves alone (marked started): the attempts below are recorded by hand, days apart.
+    await em().execute(
+      `insert into webhook_delivery (id, endpoint_id, account_id, event_type, payload, status, created_at, workflow_started_at) values ('msg_streak', ?, ?, 'webhook.test', '{}', 'pending', now(), now())`,
+      [endpoint.id, customer.accountId],
+    );
+    const day = 24 * 60 * 60_000;
+    const t0 = Date.now();
+    const failed = { statusCode: 503, error: null, durationMs: 5, isSuccess: false };
+    expect(await recordAttempt(em(), 'msg_streak', endpoint.id, failed, new Date(t0))).toBe(false);
+    expect(await recordAttempt(em(), 'msg_streak', endpoint.id, { ...failed, statusCode: 204, isSuccess: true }, new Date(t0 + day))).toBe(false);
+    expect(await recordAttempt(em(), 'msg_streak', endpoint.id, failed, new Date(t0 + 2 * day))).toBe(false);
+    expect(await recordAttempt(em(), 'msg_streak', endpoint.id, failed, new Date(t0 + 4 * day))).toBe(false);
+    expect(await recordAttempt(em(), 'msg_streak', endpoint.id, failed, new Date(t0 + 5 * day))).toBe(true);
+    expect((await listEndpoints(em(), customer.accountId, new Date()))[0]).toMatchObject({ status: 'disabled', disabledReason: 'failing' });
+    const mails: { subject: string }[] = await em().execute('select subject from email_outbox where account_id = ?', [customer.accountId]);
+    expect(mails).toHaveLength(1);
+  });
 
   it('signs with the old and the new secret during a rotation', async () => {
     const customer = await stack.createCustomer('growth');
