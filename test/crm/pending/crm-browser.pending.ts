@@ -1,0 +1,116 @@
+// PENDING (issue 18): runs crmSyncWorkflow, which is registered only once the shared
+// fan-out (workflows/research-fanout.ts, issue 20) exists. Move back to
+// test/crm/<name>.test.ts when workflows/index.ts exports crmSyncWorkflow.
+// The CRM page in Chromium, by role and label, with an axe scan of each
+// state: connect through the HubSpot stand-in's consent page, settings with
+// a field error then saved, the next run, the preview, Run now and its results.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorld } from '../../../sandbox/provider-world/world.ts';
+import { DashboardClient } from '../../../scripts/lib/dashboard-client.ts';
+import { crmScheduleId } from '../../../services/crm-schedules.ts';
+import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../../helpers/browser.ts';
+import { startCrmFixture, type CrmFixture } from '../../helpers/crm-fixture.ts';
+import { startTestMailSandbox, type TestMailSandbox } from '../../helpers/mail-sandbox.ts';
+import { startTestCrmWorker, type TestCrmWorker } from '../../helpers/crm-worker.ts';
+import { startTestStack, type TestStack } from '../../helpers/test-stack.ts';
+
+let stack: TestStack;
+let mail: TestMailSandbox;
+let crm: CrmFixture;
+let crmWorker: TestCrmWorker;
+let browser: Browser;
+let productId: number;
+const PASSWORD = 'a long enough passphrase';
+const PRODUCT = { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['forecasting'], targetCustomers: ['sales leaders'], productUrl: null };
+const em = () => stack.orm.em.fork();
+
+beforeAll(async () => {
+  await ensureDashboardBuilt();
+  mail = await startTestMailSandbox();
+  crm = await startCrmFixture({ world: createWorld(), em });
+  stack = await startTestStack({ apiEnv: { ...mail.env, ...crm.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
+  crmWorker = await startTestCrmWorker(stack, crm);
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.temporal.schedule.getHandle(crmScheduleId(productId)).delete().catch(() => {});
+  await crmWorker?.stop();
+  await stack?.stop();
+  await crm?.stop();
+  await mail?.close();
+});
+
+async function expectAccessible(page: Page) {
+  expect(await seriousAccessibilityFindings(page)).toEqual([]);
+}
+
+describe('the CRM page in Chromium', () => {
+  it('connect → settings → preview → run now → results', async () => {
+    const email = `crm-${Date.now()}@example.com`;
+    const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
+    const accountId = (await client.get('/app/api/me')).body.accountId as number;
+    productId = (await client.post('/app/api/keys', PRODUCT)).body.productId;
+    const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
+    const page = await context.newPage();
+    await page.goto('/app/sign-in');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+
+    // On Free: why not, and where to change it.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'CRM' }).click();
+    await page.getByRole('link', { name: 'Change your plan on the Billing page' }).waitFor();
+    await expectAccessible(page);
+
+    await em().execute(`update account set plan = 'growth' where id = ?`, [accountId]);
+    await page.reload();
+    await page.getByRole('button', { name: 'Connect HubSpot' }).click();
+    // HubSpot's consent page (the stand-in), then back.
+    await page.getByRole('button', { name: 'Connect app' }).click();
+    await page.getByRole('status').filter({ hasText: 'HubSpot portal 4000001 is connected.' }).waitFor();
+    await page.getByText(`by ${email}`).waitFor();
+    await expectAccessible(page);
+
+    const settings = page.getByRole('form', { name: 'CRM settings' });
+    await settings.getByRole('switch', { name: /Active/ }).check();
+    const limit = settings.getByRole('textbox', { name: 'Research limit per run' });
+    await limit.fill('60');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => accessibleDescription(limit)).toContain('at most 50');
+    await expectAccessible(page);
+
+    await limit.fill('3');
+    await settings.getByRole('textbox', { name: 'Chat webhook URL' }).fill(`${crm.chat.url}/services/T1/B1/browser`);
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved' }).waitFor();
+    await page.getByText(/^Next run: /).waitFor();
+    await expectAccessible(page);
+
+    await page.getByRole('button', { name: 'Preview the next run' }).click();
+    const preview = page.getByRole('table', { name: 'Contacts of the next run' });
+    await preview.waitFor();
+    expect(await preview.getByRole('row').filter({ hasText: 'Researched' }).count()).toBe(3);
+    expect(await preview.getByRole('row').filter({ hasText: 'Skipped: free-mail address' }).count()).toBeGreaterThan(0);
+    await expectAccessible(page);
+    await screenshotForReadme(page, 'crm');
+
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.getByRole('status').filter({ hasText: 'The run started' }).waitFor();
+    const runs = page.getByRole('table', { name: 'Last runs' });
+    await runs.getByRole('cell', { name: 'Completed' }).waitFor({ timeout: 90_000 });
+    const contacts = page.getByRole('table', { name: 'Contacts of the last run' });
+    expect(await contacts.getByRole('row').filter({ hasText: 'Researched' }).count()).toBe(3);
+    const first = contacts.getByRole('row').filter({ hasText: 'Researched' }).first();
+    const hubspotLink = first.getByRole('link', { name: /in HubSpot$/ });
+    expect(await hubspotLink.getAttribute('href')).toMatch(new RegExp(`^${crm.hubspot.url}/contacts/4000001/record/0-1/\\d+$`));
+    await expectAccessible(page);
+    await first.getByRole('link', { name: /^res_/ }).click();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(page.url()).toMatch(/\/app\/jobs\/res_/);
+    await context.close();
+  }, 180_000);
+});

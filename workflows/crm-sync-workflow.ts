@@ -1,0 +1,110 @@
+import { ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { CrmActivities } from '../activities/crm-sync.ts';
+import { emptySkipCounts, type CandidateVerdict } from '../domain/crm.ts';
+import { CRM_FAILURE_TYPES, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult } from '../domain/crm-sync-contract.ts';
+import { crmDatabase, crmHubSpot } from './activity-profiles.ts';
+
+const database = proxyActivities<CrmActivities>(crmDatabase);
+const hubspot = proxyActivities<CrmActivities>(crmHubSpot);
+
+/** Contacts written back to HubSpot at once: few; the portal's throttle sets the pace anyway. */
+const WRITES_IN_FLIGHT = 4;
+
+/** What the research of one taken contact came to. */
+export interface ContactResearch {
+  contact: CandidateVerdict;
+  outcome: 'researched' | 'failed' | 'not_researched';
+  researchId: string | null;
+  error: string | null;
+}
+
+/**
+ * Researches the taken contacts: one child research workflow and one credit
+ * per contact (source `crm`), ids that make a contact's research happen once
+ * however often the run is retried (DESIGN.md "Many jobs at once"). This is
+ * the shared fan-out's job (workflows/research-fanout.ts); the run only needs
+ * the outcome per contact and whether credits ran out.
+ */
+export type ResearchContacts = (plan: CrmRunPlan, taken: CandidateVerdict[]) => Promise<{ outcomes: ContactResearch[]; creditsUsed: number; outOfCredits: boolean }>;
+
+/**
+ * One CRM sync run (DESIGN.md "CRM sync"): the settings read once, the
+ * product's properties made sure of, candidates searched and claimed, the
+ * taken contacts researched through `researchContacts`, then written back
+ * (properties with status `completed` last, one note, one chat follow-up).
+ * The run ends recorded, with one chat summary and one e-mail digest, and
+ * nothing of it left `in_progress`. A dead HubSpot grant ends the run: the
+ * integrations are paused and the owner told by then.
+ *
+ * `crmSyncWorkflow` is this with the shared fan-out as `researchContacts`.
+ */
+export async function runCrmSync(input: CrmSyncInput, researchContacts: ResearchContacts): Promise<CrmSyncResult> {
+  const runId = workflowInfo().workflowId;
+  const plan = await database.crmStartRun({ ...input, runId });
+  if (plan.notRunReason) {
+    log.info('CRM run not started', { runId, reason: plan.notRunReason });
+    return { runId, status: 'not_run', reason: plan.notRunReason, counts: { found: 0, skipped: emptySkipCounts(), researched: 0, failed: 0, creditsUsed: 0 } };
+  }
+  let status: 'completed' | 'credits_exhausted' | 'failed' = 'completed';
+  let reason: string | null = null;
+  let creditsUsed = 0;
+  try {
+    await hubspot.crmEnsureProperties(plan);
+    const candidates = await hubspot.crmFindCandidates(plan);
+    const research = await researchContacts(plan, candidates.taken);
+    creditsUsed = research.creditsUsed;
+    if (research.outOfCredits) {
+      status = 'credits_exhausted';
+      reason = 'credits_exhausted';
+    }
+    await writeBack(plan, research.outcomes);
+  } catch (error) {
+    status = 'failed';
+    reason = failureReason(error);
+    log.warn('CRM run failed', { runId, reason, error: String(error) });
+  }
+  // Whatever happened (a cancellation too), the run ends recorded and its summary goes out.
+  const counts = await CancellationScope.nonCancellable(() => database.crmFinishRun(plan, { status, reason, creditsUsed }));
+  return { runId, status, reason, counts };
+}
+
+function failureReason(error: unknown): string {
+  if (isCancellation(error)) return 'cancelled';
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof ApplicationFailure) {
+    if (cause.type === CRM_FAILURE_TYPES.authRevoked) return 'token_revoked';
+    if (cause.type === CRM_FAILURE_TYPES.configRejected) return 'hubspot_app_refused';
+    if (cause.type === CRM_FAILURE_TYPES.rejected) return 'hubspot_refused';
+    if (cause.type === CRM_FAILURE_TYPES.unavailable) return 'hubspot_unavailable';
+  }
+  return 'internal_error';
+}
+
+const isFailureOfType = (error: unknown, type: string) => {
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof ApplicationFailure && cause.type === type;
+};
+
+/**
+ * Each contact's write-back, a few at a time. HubSpot refusing one contact
+ * (a validation rule of the portal, say) fails that contact, not the run; a
+ * dead grant or HubSpot staying down ends the run.
+ */
+async function writeBack(plan: CrmRunPlan, outcomes: ContactResearch[]): Promise<void> {
+  const queue = [...outcomes];
+  const next = async (): Promise<void> => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      if (item.outcome === 'researched') {
+        try {
+          await hubspot.crmWriteContact(plan, item.contact, item.researchId!);
+          continue;
+        } catch (error) {
+          if (!isFailureOfType(error, CRM_FAILURE_TYPES.rejected)) throw error;
+          item = { ...item, outcome: 'failed', error: `HubSpot refused the write: ${String((error as { cause?: Error }).cause?.message ?? error)}` };
+        }
+      }
+      await hubspot.crmMarkContactFailed(plan, item.contact, { researchId: item.researchId, error: item.error ?? item.outcome, outcome: item.outcome === 'researched' ? 'failed' : item.outcome });
+    }
+  };
+  await Promise.all(Array.from({ length: WRITES_IN_FLIGHT }, next));
+}
