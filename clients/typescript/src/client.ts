@@ -1,0 +1,205 @@
+import { errorFromReply, ProspectNetworkError, ResearchFailedError, ResearchTimeoutError } from './errors.ts';
+import type { Accepted, CompletedReply, ErrorBody, ResearchRequest, StatusReply } from './types.ts';
+
+export interface ClientOptions {
+  /** `svc_live_…` (spec §5). */
+  apiKey: string;
+  /** The API's base URL, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** Defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Patience per job: the spec says to give up after 3 minutes (§4.2). */
+  pollTimeoutMs?: number;
+  /** Seconds one long poll (`?wait=`, an extension) may be held; at most 25. */
+  longPollSeconds?: number;
+  /** Before resubmitting a failed job once (§7.4: 5 s). */
+  resubmitDelayMs?: number;
+  /** Retries of a 5xx or unanswered request (§7.4: exponential backoff, at most 3). */
+  maxServerRetries?: number;
+  /** The first 5xx backoff; doubled for each further retry. */
+  serverRetryBaseMs?: number;
+}
+
+export interface ResearchOptions {
+  /** Sent as `Idempotency-Key` (an extension): a retried submission is never charged twice. A new one is made when omitted. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export type ResearchManyItem = string | ResearchRequest;
+export type ResearchManyResult =
+  | { request: ResearchRequest; ok: true; reply: CompletedReply }
+  | { request: ResearchRequest; ok: false; error: Error };
+
+export interface ResearchManyOptions {
+  /** Jobs in flight at once (default 5). */
+  concurrency?: number;
+  /** Called after each job ends, successfully or not. */
+  onProgress?: (progress: { done: number; total: number; succeeded: number; failed: number; last: ResearchManyResult }) => void;
+  signal?: AbortSignal;
+}
+
+// The spec's polling backoff (§4.2): 2 s, ×1.5, at most 10 s.
+const BACKOFF_START_MS = 2_000;
+const BACKOFF_FACTOR = 1.5;
+const BACKOFF_MAX_MS = 10_000;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+/**
+ * The Prospect Enrichment API with the spec's client rules built in:
+ * submit and wait (`research`), many at once (`researchMany`), or the two
+ * calls themselves (`submit`, `status`).
+ */
+export class ProspectEnrichment {
+  private readonly options: Required<Omit<ClientOptions, 'fetch'>> & { fetch: typeof fetch };
+
+  constructor(options: ClientOptions) {
+    this.options = {
+      pollTimeoutMs: 180_000,
+      longPollSeconds: 20,
+      resubmitDelayMs: 5_000,
+      maxServerRetries: 3,
+      serverRetryBaseMs: 500,
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    };
+  }
+
+  /** `POST /research`: starts a job (1 credit). 5xx replies are retried with the same Idempotency-Key. */
+  submit(request: ResearchRequest, options: ResearchOptions = {}): Promise<Accepted> {
+    const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+    return this.call<Accepted>('POST', '/research', { body: JSON.stringify(request), headers: { 'idempotency-key': idempotencyKey }, signal: options.signal });
+  }
+
+  /** `GET /research-status/{id}`, optionally held up to `waitSeconds` until the job ends (the `?wait=` extension). */
+  status(researchId: string, options: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<StatusReply> {
+    const query = options.waitSeconds ? `?wait=${Math.min(25, Math.max(0, Math.floor(options.waitSeconds)))}` : '';
+    return this.call<StatusReply>('GET', `/research-status/${encodeURIComponent(researchId)}${query}`, { signal: options.signal });
+  }
+
+  /**
+   * Polls a job until it ends: long polls, falling back to the spec's backoff
+   * (2 s ×1.5, ≤ 10 s) when the server answers at once; gives up after
+   * `pollTimeoutMs` (3 minutes) with ResearchTimeoutError.
+   */
+  async waitFor(researchId: string, options: { signal?: AbortSignal } = {}): Promise<StatusReply> {
+    const startedAt = Date.now();
+    let backoffMs = BACKOFF_START_MS;
+    for (;;) {
+      const remainingMs = this.options.pollTimeoutMs - (Date.now() - startedAt);
+      if (remainingMs <= 0) throw new ResearchTimeoutError(researchId, Date.now() - startedAt);
+      const waitSeconds = Math.max(1, Math.min(this.options.longPollSeconds, Math.floor(remainingMs / 1000)));
+      const polledAt = Date.now();
+      const reply = await this.status(researchId, { waitSeconds, signal: options.signal });
+      if (reply.status === 'completed' || reply.status === 'failed') return reply;
+      // Held for less than half the wait: the server did not hold it (no long polls there); back off as the spec says.
+      if (Date.now() - polledAt < (waitSeconds * 1000) / 2) {
+        await sleep(Math.min(backoffMs, Math.max(0, this.options.pollTimeoutMs - (Date.now() - startedAt))), options.signal);
+        backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs * BACKOFF_FACTOR);
+      }
+    }
+  }
+
+  /**
+   * Researches one prospect and returns the completed reply: submits, waits,
+   * and resubmits a `failed` job once after 5 s (a new credit, spec §7.4).
+   * Throws ProspectApiError (CreditsError with `used`/`limit` for 429s),
+   * ResearchFailedError, ResearchTimeoutError or ProspectNetworkError.
+   */
+  async research(request: ResearchRequest | string, options: ResearchOptions = {}): Promise<CompletedReply> {
+    const body = typeof request === 'string' ? { email: request } : request;
+    const first = await this.submitAndWait(body, options.idempotencyKey, options.signal);
+    if (first.status === 'completed') return first;
+    if (first.status !== 'failed') throw new Error(`unexpected status ${first.status}`);
+    await sleep(this.options.resubmitDelayMs, options.signal);
+    // A new key: the same key would return the failed job again.
+    const second = await this.submitAndWait(body, undefined, options.signal);
+    if (second.status === 'completed') return second;
+    throw new ResearchFailedError(second.research_id, second.status === 'failed' ? second.error : 'internal_error', first.research_id);
+  }
+
+  /** Researches many prospects, `concurrency` at a time; results in input order, each a success or its error. */
+  async researchMany(items: ResearchManyItem[], options: ResearchManyOptions = {}): Promise<ResearchManyResult[]> {
+    const requests = items.map((item) => (typeof item === 'string' ? { email: item } : item));
+    const results: ResearchManyResult[] = new Array(requests.length);
+    const counts = { done: 0, succeeded: 0, failed: 0 };
+    let next = 0;
+    const lane = async () => {
+      while (next < requests.length) {
+        const index = next++;
+        const request = requests[index];
+        let result: ResearchManyResult;
+        try {
+          result = { request, ok: true, reply: await this.research(request, { signal: options.signal }) };
+          counts.succeeded += 1;
+        } catch (error) {
+          if (options.signal?.aborted) throw error;
+          result = { request, ok: false, error: error as Error };
+          counts.failed += 1;
+        }
+        results[index] = result;
+        counts.done += 1;
+        options.onProgress?.({ ...counts, total: requests.length, last: result });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 5, requests.length)) }, lane));
+    return results;
+  }
+
+  private async submitAndWait(request: ResearchRequest, idempotencyKey: string | undefined, signal: AbortSignal | undefined): Promise<StatusReply> {
+    const accepted = await this.submit(request, { idempotencyKey, signal });
+    // A cache hit may have completed already: the first poll comes at once (spec §3).
+    return this.waitFor(accepted.research_id, { signal });
+  }
+
+  /** One API call; 5xx and unanswered requests retried with exponential backoff, at most `maxServerRetries` times. */
+  private async call<T>(method: string, path: string, init: { body?: string; headers?: Record<string, string>; signal?: AbortSignal }): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      let response: Response;
+      try {
+        response = await this.options.fetch(`${this.options.baseUrl}${path}`, {
+          method,
+          headers: {
+            ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+            accept: 'application/json',
+            ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...init.headers,
+          },
+          body: init.body,
+          signal: init.signal,
+        });
+      } catch (error) {
+        if (init.signal?.aborted) throw error;
+        if (attempt >= this.options.maxServerRetries) throw new ProspectNetworkError(`${method} ${path}: no answer`, { cause: error });
+        await sleep(this.options.serverRetryBaseMs * 2 ** attempt, init.signal);
+        continue;
+      }
+      const text = await response.text();
+      const body = text ? safeJson(text) : null;
+      if (response.ok) return body as T;
+      if (response.status >= 500 && attempt < this.options.maxServerRetries) {
+        await sleep(this.options.serverRetryBaseMs * 2 ** attempt, init.signal);
+        continue;
+      }
+      throw errorFromReply(response.status, isErrorBody(body) ? body : null);
+    }
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+const isErrorBody = (body: unknown): body is ErrorBody => typeof body === 'object' && body !== null && typeof (body as ErrorBody).error === 'string';
+

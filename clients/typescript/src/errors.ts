@@ -1,0 +1,69 @@
+import type { ErrorBody, ErrorCode } from './types.ts';
+
+/** An error reply of the API (spec §7): `code` is its machine-readable `error`. */
+export class ProspectApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly body: ErrorBody | null;
+
+  constructor(status: number, body: ErrorBody | null) {
+    super(body?.message ?? body?.error ?? `HTTP ${status}`);
+    this.name = 'ProspectApiError';
+    this.status = status;
+    this.code = body?.error ?? `http_${status}`;
+    this.body = body;
+  }
+}
+
+/** 429 `credits_exhausted` or `trial_limit_reached`: not retried (spec §7.4); `used` and `limit` say where the account stands. */
+export class CreditsError extends ProspectApiError {
+  readonly used: number;
+  readonly limit: number;
+
+  constructor(status: number, body: ErrorBody) {
+    super(status, body);
+    this.name = 'CreditsError';
+    this.used = body.used ?? 0;
+    this.limit = body.limit ?? 0;
+  }
+}
+
+/** The request never got an answer (connection refused or reset, DNS) after the retries. */
+export class ProspectNetworkError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProspectNetworkError';
+  }
+}
+
+/** The job ended `failed` (`internal_error` or `timeout`), also after the one resubmission the spec recommends. */
+export class ResearchFailedError extends Error {
+  readonly researchId: string;
+  readonly code: 'internal_error' | 'timeout';
+  /** The failed job's id before the resubmission, when there was one. */
+  readonly firstResearchId: string | null;
+
+  constructor(researchId: string, code: 'internal_error' | 'timeout', firstResearchId: string | null) {
+    super(`research ${researchId} failed: ${code}`);
+    this.name = 'ResearchFailedError';
+    this.researchId = researchId;
+    this.code = code;
+    this.firstResearchId = firstResearchId;
+  }
+}
+
+/** The job did not end within the client's patience (3 minutes by default, spec §4.2). Resubmitting yields a new job. */
+export class ResearchTimeoutError extends Error {
+  readonly researchId: string;
+
+  constructor(researchId: string, waitedMs: number) {
+    super(`research ${researchId} did not end within ${Math.round(waitedMs / 1000)} s`);
+    this.name = 'ResearchTimeoutError';
+    this.researchId = researchId;
+  }
+}
+
+export function errorFromReply(status: number, body: ErrorBody | null): ProspectApiError {
+  if (status === 429 && body && (body.error === 'credits_exhausted' || body.error === 'trial_limit_reached')) return new CreditsError(status, body);
+  return new ProspectApiError(status, body);
+}
