@@ -13,6 +13,12 @@ export async function startFaultProxy(target: string) {
   const seen: { method: string; path: string; status: number; idempotencyKey: string | null }[] = [];
   const server = createServer(async (req, res) => {
     const body = await read(req);
+    // The control route, for test processes that only speak HTTP (the Python client's pytest).
+    if (req.url === '/__fault' && req.method === 'POST') {
+      const { count, status, after } = JSON.parse(body.toString('utf8')) as { count: number; status?: number; after?: boolean };
+      plan = { left: count, status: status ?? 503, after: after ?? false };
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(plan));
+    }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
     const injected = plan.left > 0 ? plan : null;
     if (injected) plan = { ...plan, left: plan.left - 1 };
