@@ -12,7 +12,7 @@ const bearer = [{ apiKey: [] }];
 export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
-    info: { title: 'Prospect Enrichment API', version: '1.2.0' },
+    info: { title: 'Prospect Enrichment API', version: '1.3.0' },
     components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_live_ followed by 42 characters' } } },
     paths: {
       '/research': {
@@ -60,6 +60,37 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+    },
+    // A compatible extension (DECISIONS.md): what an endpoint set on the dashboard's Webhooks page receives.
+    webhooks: Object.fromEntries(['research.completed', 'research.failed'].map((type) => [type, webhookOperation(type)])),
+  };
+}
+
+/** A completion webhook: `data` is the job's status reply; signed per Standard Webhooks (headers below). */
+function webhookOperation(type: string) {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
+  return {
+    post: {
+      operationId: type === 'research.completed' ? 'researchCompletedWebhook' : 'researchFailedWebhook',
+      summary: `${type}: a job ended; retried for about a day until a 2xx`,
+      parameters: [
+        header('webhook-id', 'The event id: the same on every attempt, for de-duplication'),
+        header('webhook-timestamp', 'Unix seconds of this attempt'),
+        header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the whsec_ secret (two during a rotation)'),
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['type', 'timestamp', 'data'],
+              properties: { type: { const: type }, timestamp: { type: 'string', format: 'date-time' }, data: schema(ZStatusReply) },
+            },
+          },
+        },
+      },
+      responses: { '200': { description: 'Any 2xx: delivered. 410 disables the endpoint; another 4xx is not retried.' } },
     },
   };
 }

@@ -246,5 +246,17 @@ describe('completion webhooks', () => {
     receiver.answer('/moved', 302);
     const moved = await postWebhook(`${receiver.url}/moved`, {}, '{}', { allowedPrivateHosts: new Set(['127.0.0.1']) });
     expect(moved).toMatchObject({ kind: 'answered', statusCode: 302 });
+
+    // An endpoint that never answers: the attempt ends at its deadline (15 s in production), as no answer.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const hung = await postWebhook(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/x`, {}, '{}', { allowedPrivateHosts: new Set(['127.0.0.1']), timeoutMs: 300 });
+      expect(hung).toMatchObject({ kind: 'network', reason: 'no answer within 0.3 s' });
+      expect(hung.durationMs).toBeGreaterThanOrEqual(290);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -1,11 +1,12 @@
-import type { StatusReply } from './types.ts';
+import type { operations } from './generated/openapi.ts';
 
-/** What a completion webhook carries: `data` is the job's status reply. */
-export interface WebhookEvent {
-  type: 'research.completed' | 'research.failed' | 'webhook.test' | (string & {});
-  timestamp: string;
-  data: StatusReply | Record<string, unknown>;
-}
+type WebhookBody<Operation extends 'researchCompletedWebhook' | 'researchFailedWebhook'> = operations[Operation]['requestBody']['content']['application/json'];
+
+/** What a completion webhook carries (the `webhooks` of /openapi.json): `data` is the job's status reply. "Send test event" sends `webhook.test`. */
+export type WebhookEvent =
+  | WebhookBody<'researchCompletedWebhook'>
+  | WebhookBody<'researchFailedWebhook'>
+  | { type: 'webhook.test'; timestamp: string; data: { message: string } };
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {
