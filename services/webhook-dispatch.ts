@@ -61,7 +61,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         }
         started.push(row.id);
       }
-      if (started.length > 0) await tx.execute('update webhook_delivery set workflow_started_at = now() where id = any(?)', [started]);
+      if (started.length > 0) await tx.execute('update webhook_delivery set workflow_started_at = now() where id in (?)', [started]);
       return started.length;
     });
   }

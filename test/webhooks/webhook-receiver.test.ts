@@ -26,6 +26,9 @@ describe('the webhook receiver stand-in', () => {
     await enqueueTestEvent(stack.orm.em.fork(), accountId, endpoint.id, new Date());
     await expect.poll(async () => (await listDeliveries(stack.orm.em.fork(), accountId, endpoint.id))[0]?.status, { timeout: 20_000 }).toBe('delivered');
 
+    // The dispatcher marked its start (a repeated start would be a no-op, but the mark keeps it from trying).
+    const [marked]: { workflow_started_at: Date | null }[] = await stack.orm.em.fork().execute('select workflow_started_at from webhook_delivery where endpoint_id = ?', [endpoint.id]);
+    expect(marked.workflow_started_at).not.toBeNull();
     const json = await (await fetch(`${webhooks.receiver.url}/__admin/received?hook=/hooks/dev`)).json();
     expect(json.received).toHaveLength(1);
     expect(json.received[0]).toMatchObject({ isVerified: true, answeredStatus: 204 });
