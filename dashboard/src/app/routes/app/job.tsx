@@ -1,4 +1,4 @@
-import { Alert, Anchor, Group, List, Loader, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Alert, Anchor, Button, Group, List, Loader, Stack, Text, ThemeIcon } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import type { z } from 'zod';
 import type { JobDetail } from '../../../../../domain/dashboard-replies.ts';
@@ -9,6 +9,7 @@ import { QueryState } from '../../../components/query-state.tsx';
 import { useJob } from '../../../features/jobs/api.ts';
 import { JobResult } from '../../../features/jobs/components/job-result.tsx';
 import { StatusBadge } from '../../../features/jobs/components/status-badge.tsx';
+import { ApiError } from '../../../lib/api-client.ts';
 import { formatDateTime, formatDuration } from '../../../lib/format.ts';
 
 const STAGE_LABELS: Record<ResearchStage, string> = {
@@ -28,6 +29,18 @@ const FAILURE_REASONS: Record<string, string> = {
 export default function JobPage() {
   const { researchId = '' } = useParams();
   const job = useJob(researchId);
+  // Another account's job and an unknown id read the same (no hint that it exists): a dead end with a way back, no Retry.
+  if (job.error instanceof ApiError && job.error.status === 404) {
+    return (
+      <>
+        <PageTitle>Job not found</PageTitle>
+        <Text mb="md">There is no job {researchId} in this account. Check the link, or find the job in your list of jobs.</Text>
+        <Button component={Link} to="/jobs" variant="default">
+          Back to jobs
+        </Button>
+      </>
+    );
+  }
   return (
     <>
       <Anchor component={Link} to="/jobs" size="sm">

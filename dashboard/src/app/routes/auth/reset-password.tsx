@@ -36,11 +36,14 @@ export default function ResetPassword() {
         <form onSubmit={form.handleSubmit((values) => reset.mutate(values.password))} noValidate>
           <PasswordInput
             label="New password"
-            description={`At least ${PASSWORD_MIN_LENGTH} characters.`}
+            // The error repeats the rule; with both, a screen reader would say it twice.
+            description={form.formState.errors.password ? undefined : `At least ${PASSWORD_MIN_LENGTH} characters.`}
             autoComplete="new-password"
             required
             mb="md"
             error={form.formState.errors.password?.message}
+            // Mantine's PasswordInput leaves aria-invalid off its inner input; the field is marked here.
+            aria-invalid={form.formState.errors.password ? true : undefined}
             {...form.register('password')}
           />
           <FormError error={reset.error} />

@@ -22,11 +22,14 @@ export default function SignUp() {
           <TextInput label="E-mail" type="email" autoComplete="email" required mb="sm" error={errors.email?.message} {...form.register('email')} />
           <PasswordInput
             label="Password"
-            description={`At least ${PASSWORD_MIN_LENGTH} characters.`}
+            // The error repeats the rule; with both, a screen reader would say it twice.
+            description={errors.password ? undefined : `At least ${PASSWORD_MIN_LENGTH} characters.`}
             autoComplete="new-password"
             required
             mb="md"
             error={errors.password?.message}
+            // Mantine's PasswordInput leaves aria-invalid off its inner input; the field is marked here.
+            aria-invalid={errors.password ? true : undefined}
             {...form.register('password')}
           />
           <FormError error={signUp.error} />

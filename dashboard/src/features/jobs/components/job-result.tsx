@@ -1,7 +1,7 @@
 import { Anchor, Avatar, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useId, type ReactNode } from 'react';
 import type { z } from 'zod';
-import type { ZDecisionMaker, ZPost, ZResearchData } from '../../../../../domain/research-reply.ts';
+import { ZMeta, type ZDecisionMaker, type ZPost, type ZResearchData } from '../../../../../domain/research-reply.ts';
 
 type ResearchData = z.infer<typeof ZResearchData>;
 type Post = z.infer<typeof ZPost>;
@@ -13,12 +13,42 @@ export function JobResult({ data, meta }: { data: ResearchData; meta: unknown })
       <ProspectCard prospect={data.prospect} />
       <CompanyCard company={data.company} />
       <DecisionMakers people={data.decision_makers} />
-      {meta !== null && meta !== undefined && (
-        <Text component="footer" size="xs" c="dimmed" aria-label="Provenance">
-          Provenance (informational): {JSON.stringify(meta)}
-        </Text>
-      )}
+      <Provenance meta={meta} />
     </Stack>
+  );
+}
+
+/** Where the data came from, in words: `_meta` is informational (spec), so it is read leniently and never shown as JSON. */
+function Provenance({ meta }: { meta: unknown }) {
+  const parsed = ZMeta.safeParse(meta);
+  if (!parsed.success || meta === null || meta === undefined) return null;
+  const { prospect, company, ai } = parsed.data;
+  const lines: string[] = [];
+  if (prospect) {
+    const source = prospect.source ? ` (${prospect.source})` : '';
+    lines.push(
+      prospect.from_cache
+        ? `Prospect: from stored data, ${prospect.cache_age_days === 0 ? 'fetched today' : `${prospect.cache_age_days} ${prospect.cache_age_days === 1 ? 'day' : 'days'} old`}${source}.`
+        : `Prospect: fetched fresh${source}.`,
+    );
+  }
+  if (company) {
+    const sources = company.apis_called.length > 0 ? ` from ${company.apis_called.join(', ')}` : '';
+    lines.push(company.from_cache ? 'Company: from stored data.' : `Company: fetched fresh${sources}.`);
+  }
+  if (ai) lines.push(ai.generated ? `Insights: written for this job${ai.source ? ` (${ai.source})` : ''}.` : 'Insights: from stored data.');
+  if (lines.length === 0) return null;
+  return (
+    <section aria-label="Where this data comes from">
+      <Text size="sm" fw={600}>
+        Where this data comes from
+      </Text>
+      <List size="sm" c="dimmed">
+        {lines.map((line) => (
+          <List.Item key={line}>{line}</List.Item>
+        ))}
+      </List>
+    </section>
   );
 }
 

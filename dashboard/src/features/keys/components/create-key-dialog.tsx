@@ -5,7 +5,7 @@ import { ZProductUrl, type TProductContext } from '../../../../../domain/dashboa
 import { draftProductContext, useCreateKey } from '../api.ts';
 import { EMPTY_PRODUCT, ProductContextForm } from './product-context-form.tsx';
 
-type Step = { name: 'url' } | { name: 'review'; draft: TProductContext; reason: string | null } | { name: 'created'; key: string; isConfirmingClose: boolean };
+type Step = { name: 'url' } | { name: 'review'; draft: TProductContext } | { name: 'created'; key: string; isConfirmingClose: boolean };
 
 /**
  * Spec §5.3: product URL → extracted context → review and edit → create →
@@ -17,8 +17,9 @@ export function CreateKeyDialog({ opened, onClose }: { opened: boolean; onClose(
   const [urlError, setUrlError] = useState<string | null>(null);
   const draft = useMutation({
     mutationFn: draftProductContext,
-    onSuccess: (context) => setStep({ name: 'review', draft: context, reason: null }),
-    onError: (error) => setStep({ name: 'review', draft: { ...EMPTY_PRODUCT, productUrl: productUrl.trim() }, reason: error.message }),
+    onSuccess: (context) => setStep({ name: 'review', draft: context }),
+    // An unreadable page is said at the URL field: the person corrects the address or goes on by hand (without the bad URL).
+    onError: (error) => setUrlError(`${error.message} Correct the address, or fill in the product context by hand.`),
   });
   const create = useCreateKey();
 
@@ -47,7 +48,10 @@ export function CreateKeyDialog({ opened, onClose }: { opened: boolean; onClose(
             label="Product URL"
             placeholder="https://www.example.com"
             value={productUrl}
-            onChange={(event) => setProductUrl(event.currentTarget.value)}
+            onChange={(event) => {
+              setProductUrl(event.currentTarget.value);
+              setUrlError(null);
+            }}
             onKeyDown={(event) => event.key === 'Enter' && readPage()}
             error={urlError}
             disabled={draft.isPending}
@@ -58,7 +62,7 @@ export function CreateKeyDialog({ opened, onClose }: { opened: boolean; onClose(
             </Group>
           )}
           <Group justify="space-between">
-            <Button variant="subtle" onClick={() => setStep({ name: 'review', draft: EMPTY_PRODUCT, reason: null })}>
+            <Button variant="subtle" onClick={() => setStep({ name: 'review', draft: EMPTY_PRODUCT })}>
               Fill in by hand
             </Button>
             <Button onClick={readPage} loading={draft.isPending}>
@@ -69,13 +73,7 @@ export function CreateKeyDialog({ opened, onClose }: { opened: boolean; onClose(
       )}
       {step.name === 'review' && (
         <Stack>
-          {step.reason ? (
-            <Alert color="orange" role="alert" title="The page could not be read">
-              {step.reason}
-            </Alert>
-          ) : (
-            <Text size="sm">Review the product context. Every job of this key is tailored to it; you can edit it later.</Text>
-          )}
+          <Text size="sm">Review the product context. Every job of this key is tailored to it; you can edit it later.</Text>
           <ProductContextForm
             initial={step.draft}
             submitLabel="Create key"
@@ -91,7 +89,8 @@ export function CreateKeyDialog({ opened, onClose }: { opened: boolean; onClose(
           <Alert color="yellow" title="Copy your key now">
             This is the only time the key is shown. Store it in your secret manager; if it is lost, create a new key.
           </Alert>
-          <TextInput label="Your new API key" value={step.key} readOnly onFocus={(event) => event.currentTarget.select()} styles={{ input: { fontFamily: 'monospace' } }} />
+          <TextInput label="Your new API key" value={step.key} readOnly onFocus={(event) => event.currentTarget.select()} // A monospace face has deeper underscores than the default line box: without room they are clipped (`svc live …`).
+            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', lineHeight: 1.6, height: 'auto', paddingBlock: 6 } }} />
           {step.isConfirmingClose ? (
             <Alert color="red" role="alert" title="You will not see this key again">
               <Group mt="xs">

@@ -11,7 +11,8 @@ export function UsageChart({ usage }: { usage: Usage }) {
     <ResponsiveContainer width="100%" height={260}>
       <BarChart data={rows} role="img" aria-label="Credits used per day, by key">
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="day" />
+        {/* Room between the y-axis and the first day, so that its bar is not drawn under the axis. */}
+        <XAxis dataKey="day" padding={{ left: 16, right: 16 }} />
         <YAxis allowDecimals={false} />
         <Tooltip />
         <Legend />
