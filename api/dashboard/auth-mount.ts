@@ -28,8 +28,20 @@ export function authMount(auth: DashboardAuth, config: DashboardConfig, clock: (
     for (const [name, value] of response.headers) if (name !== 'set-cookie') ctx.set(name, value);
     for (const cookie of response.headers.getSetCookie()) ctx.append('Set-Cookie', cookie);
     const text = await response.text();
+    if (response.status === 429) return answerRateLimited(ctx, response.headers.get('x-retry-after'));
     ctx.body = response.status >= 400 ? asAppErrorBody(text, response.status) : text;
   };
+}
+
+/**
+ * better-auth's limit (e.g. 5 sign-ups a minute per client address) answers "try again later" with its wait only in
+ * X-Retry-After: the reply says when, in words and in the standard Retry-After header (RFC 9110 §10.2.3).
+ */
+function answerRateLimited(ctx: Context, retryAfterHeader: string | null): void {
+  const seconds = Math.max(1, Math.ceil(Number(retryAfterHeader) || 60));
+  ctx.remove('X-Retry-After');
+  ctx.set('Retry-After', String(seconds));
+  ctx.body = { error: 'too_many_attempts', message: `Too many attempts from your address. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`, retryAfterSeconds: seconds };
 }
 
 async function readBody(ctx: Context): Promise<Buffer> {

@@ -153,6 +153,21 @@ describe('accounts', () => {
     expect(elsewhere.status).toBe(401);
   });
 
+  it('says when sign-up may be tried again once the 5-a-minute limit of a client address is reached (issue 16)', async () => {
+    const replies = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const body = { email: uniqueEmail('signup-limit'), password: 'a long enough passphrase', name: 'x' };
+      replies.push(await new DashboardClient(stack.apiUrl).call('POST', '/app/api/auth/sign-up/email', body, { 'x-real-ip': '203.0.113.99' }));
+    }
+    expect(replies.slice(0, 5).every((reply) => reply.status === 200)).toBe(true);
+    const limited = replies[5]!;
+    expect(limited.status).toBe(429);
+    const seconds = Number(limited.headers.get('retry-after'));
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(limited.body).toMatchObject({ error: 'too_many_attempts', message: `Too many attempts from your address. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.` });
+  });
+
   it("better-auth finds its tables exactly as our migration made them", async () => {
     const pool = new pg.Pool({ connectionString: stack.config.databaseUrl, max: 1 });
     try {
