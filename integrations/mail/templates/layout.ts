@@ -29,7 +29,8 @@ export function renderMail(content: MailContent): MailMessage {
   const paragraphs = content.paragraphs.map((text) => `<p style="margin:0 0 16px;font-size:15px;line-height:22px;color:#1f2933">${escapeHtml(text)}</p>`);
   const action = content.action
     ? `<p style="margin:24px 0"><a href="${escapeHtml(content.action.url)}" style="display:inline-block;padding:12px 20px;background:#1c5dcc;color:#ffffff;text-decoration:none;border-radius:4px;font-size:15px">${escapeHtml(content.action.label)}</a></p>` +
-      `<p style="margin:0 0 16px;font-size:13px;line-height:20px;color:#52606d">Or open this address: <a href="${escapeHtml(content.action.url)}" style="color:#1c5dcc">${escapeHtml(content.action.url)}</a></p>`
+      // A link with a long token is one unbreakable word: without break-all it runs out of the card.
+      `<p style="margin:0 0 16px;font-size:13px;line-height:20px;color:#52606d;word-break:break-all;overflow-wrap:anywhere">Or open this address: <a href="${escapeHtml(content.action.url)}" style="color:#1c5dcc;word-break:break-all">${escapeHtml(content.action.url)}</a></p>`
     : '';
   const footnote = content.footnote ? `<p style="margin:16px 0 0;font-size:13px;line-height:20px;color:#52606d">${escapeHtml(content.footnote)}</p>` : '';
   const html = `<!doctype html>
