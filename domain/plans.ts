@@ -33,3 +33,8 @@ export function planRank(name: PlanName): number {
 export function creditErrorCode(name: PlanName): 'trial_limit_reached' | 'credits_exhausted' {
   return name === 'free' ? 'trial_limit_reached' : 'credits_exhausted';
 }
+
+/** A plan as people read it, one form everywhere (dashboard, e-mails): "Growth", as in "the Growth plan". */
+export function planLabel(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

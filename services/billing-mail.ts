@@ -1,8 +1,7 @@
 import { paymentFailedEmail } from '../integrations/mail/templates/index.ts';
 import type { PaymentFailedNotifier } from './billing-sync.ts';
+import { planLabel } from '../domain/plans.ts';
 import { enqueueMail } from './mail-outbox.ts';
-
-const planTitle = (plan: string) => plan[0]!.toUpperCase() + plan.slice(1);
 
 /**
  * A failed payment e-mails the owner (DECISIONS.md "Plans"), through the
@@ -14,7 +13,7 @@ export function paymentFailedNotifier(publicUrl: string): PaymentFailedNotifier 
     await enqueueMail(em, {
       accountId: account.id,
       dedupeKey: `payment-failed:${invoiceId}`,
-      message: paymentFailedEmail({ to: account.ownerEmail, planName: planTitle(plan), publicUrl }),
+      message: paymentFailedEmail({ to: account.ownerEmail, planName: planLabel(plan), publicUrl }),
     });
   };
 }

@@ -76,6 +76,8 @@ describe('billing in Chromium', () => {
     await dialog.getByRole('button', { name: 'Continue to payment' }).click();
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.getByRole('status').filter({ hasText: 'Payment confirmed: you are on the Growth plan' }).waitFor({ timeout: 30_000 });
+    // Issue 16: the confirmation alone, not beside the "Stripe is confirming" notice.
+    expect(await page.getByRole('main').getByRole('status').allInnerTexts()).toEqual([expect.stringContaining('Payment confirmed')]);
     const upgraded = await stack.orm.em.fork().findOneOrFail(Account, accountId);
     expect(upgraded.plan).toBe('growth');
     // The new plan's credits plus the 3 unused Free credits (DECISIONS.md "Plans"; Checkout starts a new cycle).

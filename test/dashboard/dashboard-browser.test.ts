@@ -185,7 +185,7 @@ describe('the dashboard in Chromium', () => {
     await signIn(page, email);
     const limit = page.getByRole('alert', { name: 'Key limit reached' });
     await limit.waitFor();
-    expect(await limit.innerText()).toContain('The free plan allows 1 active key');
+    expect(await limit.innerText()).toContain('The Free plan allows 1 active key');
     expect(await page.getByRole('button', { name: 'Create API key' }).isDisabled()).toBe(true);
     await context.close();
   }, 60_000);

@@ -126,6 +126,9 @@ describe('issue 16 in Chromium', () => {
     await badge.waitFor();
     const widths = await badge.evaluate((label) => ({ scroll: label.scrollWidth, client: label.clientWidth }));
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    // Plan names are written one way everywhere: "Free plan".
+    await page.getByText(/· Free plan$/).waitFor();
+    expect(await page.getByText(/free plan/).count()).toBe(0);
     await scan(page, 'keys-1366');
     await context.close();
   }, 60_000);

@@ -6,6 +6,7 @@ import { useMe } from '../features/account/api.ts';
 import { ApiError } from '../lib/api-client.ts';
 import { auth } from '../lib/auth.ts';
 import { QueryState } from './query-state.tsx';
+import { planLabel } from '../../../domain/plans.ts';
 
 const NAVIGATION = [
   { to: '/keys', label: 'API keys' },
@@ -44,7 +45,7 @@ export default function AppLayout() {
         <Group h="100%" justify="space-between">
           <Text fw={700}>Prospect enrichment</Text>
           <Group>
-            {me.data && <Text size="sm">{me.data.email} · {me.data.plan.name} plan</Text>}
+            {me.data && <Text size="sm">{me.data.email} · {planLabel(me.data.plan.name)} plan</Text>}
             <Button variant="default" size="xs" onClick={() => void signOut()}>
               Sign out
             </Button>

@@ -11,6 +11,13 @@ import { PlanChangeDialog } from '../../../features/billing/components/plan-chan
 import { PlanTable, planLabel } from '../../../features/billing/components/plan-table.tsx';
 import { formatDate } from '../../../lib/format.ts';
 
+function pendingNotice(checkout: string | null, awaitedFrom: PlanName | null): string | null {
+  if (checkout === 'success') return 'Thank you. Stripe is confirming the payment; your plan changes here in a moment.';
+  if (checkout === 'cancelled') return 'Checkout was cancelled. Nothing changed and nothing was charged.';
+  if (awaitedFrom) return 'Payment sent. Waiting for Stripe to confirm it…';
+  return null;
+}
+
 export default function BillingPage() {
   const [params, setParams] = useSearchParams();
   const checkout = params.get('checkout');
@@ -39,10 +46,8 @@ export default function BillingPage() {
       <QueryState query={billing} label="billing">
         {(overview) => (
           <Stack>
-            {checkout === 'success' && <FormNotice>Thank you. Stripe is confirming the payment; your plan changes here in a moment.</FormNotice>}
-            {checkout === 'cancelled' && <FormNotice>Checkout was cancelled. Nothing changed and nothing was charged.</FormNotice>}
-            {awaitedFrom && <FormNotice>Payment sent. Waiting for Stripe to confirm it…</FormNotice>}
-            {notice && <FormNotice>{notice}</FormNotice>}
+            {/* One notice at a time: the confirmation replaces the "confirming" one (clearing ?checkout lags a render behind). */}
+            {(notice ?? pendingNotice(checkout, awaitedFrom)) && <FormNotice>{notice ?? pendingNotice(checkout, awaitedFrom)}</FormNotice>}
             {overview.subscriptionStatus === 'past_due' && (
               <Alert color="red" role="alert" title="The last payment failed">
                 Update your card in the billing portal; your plan stays until Stripe gives up on the payment.

@@ -8,6 +8,7 @@ import { startConnect, useCrm, useCrmPreview, useCrmProduct, useDisconnect, useR
 import { CrmPreviewTable, CrmRuns } from '../../../features/crm/components/crm-runs.tsx';
 import { CrmSettingsForm } from '../../../features/crm/components/crm-settings-form.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
+import { planLabel } from '../../../../../domain/plans.ts';
 
 const PAUSE_REASONS: Record<string, string> = {
   disconnected: 'HubSpot was disconnected',
@@ -42,7 +43,7 @@ function CrmOverviewView({ overview, productId }: { overview: CrmOverview; produ
   if (!overview.planHasCrm) {
     return (
       <Alert color="blue" title="The CRM integration comes with the Growth and Scale plans">
-        It researches your best HubSpot leads on a schedule and writes the research back into HubSpot. You are on the {overview.plan} plan.{' '}
+        It researches your best HubSpot leads on a schedule and writes the research back into HubSpot. You are on the {planLabel(overview.plan)} plan.{' '}
         <Anchor component={Link} to="/billing">
           Change your plan on the Billing page
         </Anchor>

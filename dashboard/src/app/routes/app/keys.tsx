@@ -8,6 +8,7 @@ import { CreateKeyDialog } from '../../../features/keys/components/create-key-di
 import { EditProductDialog, RevokeKeyDialog } from '../../../features/keys/components/key-dialogs.tsx';
 import { useKeys } from '../../../features/keys/api.ts';
 import { formatDateTime } from '../../../lib/format.ts';
+import { planLabel } from '../../../../../domain/plans.ts';
 
 export default function KeysPage() {
   const keys = useKeys();
@@ -27,7 +28,7 @@ export default function KeysPage() {
               <Group justify="space-between" mb="md">
                 <Text>
                   {active} active {active === 1 ? 'key' : 'keys'}
-                  {activeKeyLimit === null ? ' (no limit on your plan)' : ` of ${activeKeyLimit} on the ${plan} plan`}.
+                  {activeKeyLimit === null ? ' (no limit on your plan)' : ` of ${activeKeyLimit} on the ${planLabel(plan)} plan`}.
                 </Text>
                 <Button onClick={() => setIsCreating(true)} disabled={isAtLimit}>
                   Create API key
@@ -35,7 +36,7 @@ export default function KeysPage() {
               </Group>
               {isAtLimit && (
                 <Alert color="blue" mb="md" title="Key limit reached">
-                  The {plan} plan allows {activeKeyLimit} active {activeKeyLimit === 1 ? 'key' : 'keys'} (Free 1, Starter 3, Growth 10, Scale
+                  The {planLabel(plan)} plan allows {activeKeyLimit} active {activeKeyLimit === 1 ? 'key' : 'keys'} (Free 1, Starter 3, Growth 10, Scale
                   unlimited). Revoke a key you no longer use, or upgrade your plan on the Billing page.
                 </Alert>
               )}

@@ -28,7 +28,7 @@ export function PlanChangeDialog(props: { plan: PlanOption | null; overview: Bil
           ) : (
             <Text>
               {plan.name === 'free' ? 'Your subscription ends' : `You move to ${planLabel(plan.name)}`} at the end of this cycle, on{' '}
-              {formatDate(overview.cycle.end)}. Until then you keep the {overview.plan} plan and its credits. You can take this back before then.
+              {formatDate(overview.cycle.end)}. Until then you keep the {planLabel(overview.plan)} plan and its credits. You can take this back before then.
             </Text>
           )}
           <FormError error={change.error} />
