@@ -17,6 +17,7 @@
 //   --status-seconds N --status-connections N   status part (default 10 s, 64 connections)
 //   --memory-jobs N --memory-first N      memory part (default 5000 jobs, first reading after 500)
 //   --dashboard-jobs N                    jobs on the dashboard part's account (default 10000); 200 requests per call
+//   --webhook-levels 1,50                 jobs in flight for the webhook latency part (jobs per level: max(20, 2 × in flight))
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --keep                                keep the work directory (logs, data)
 // BENCH_CPU_PROF=1 runs the worker and the API with --cpu-prof (profiles in <work dir>/profiles; add --keep).
@@ -34,9 +35,11 @@ import { measureMemory } from './lib/bench/memory.ts';
 import { measureOverhead } from './lib/bench/overhead.ts';
 import { formatTable, formatTimeline, overheadChartSvg, TARGETS, type BenchResults } from './lib/bench/report.ts';
 import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
+import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
+import { startWebhookReceiver } from '../sandbox/webhook-receiver/server.ts';
 import { ROOT } from './lib/local-services.ts';
 
-const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard'] as const;
+const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks'] as const;
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -53,6 +56,7 @@ const { values: flags } = parseArgs({
     'memory-jobs': { type: 'string' },
     'memory-first': { type: 'string' },
     'dashboard-jobs': { type: 'string' },
+    'webhook-levels': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
@@ -92,7 +96,11 @@ if (mail) {
   await buildDashboard();
   Object.assign(process.env, { SMTP_HOST: mail.host, SMTP_PORT: String(mail.smtpPort), DASHBOARD_MODE: 'dist' });
 }
+// The webhook part's receiver runs here, on loopback: the worker is told it may deliver there (development allowance).
+const receiver = parts.has('webhooks') ? await startWebhookReceiver({ port: 0 }) : null;
+if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
 const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync });
+let webhookResults: WebhookBenchResult | null = null;
 const results: BenchResults = {};
 try {
   // Each part has its own account, hence its own cache: one person serves the parts that need a cached job.
@@ -122,6 +130,10 @@ try {
   if (mail) {
     results.dashboard = await measureDashboard(stack, mail, { jobs: settings.dashboardJobs, requests: settings.dashboardRequests, log });
   }
+  if (receiver) {
+    const webhookLevels = (flags['webhook-levels'] ?? '1,50').split(',').map(Number);
+    webhookResults = await measureWebhooks(stack, receiver, { email: cachedEmail, levels: webhookLevels, jobsAt: (inFlight) => (quick ? Math.max(5, inFlight) : Math.max(20, 2 * inFlight)), clientJobs: quick ? 10 : 30, log });
+  }
   if (parts.has('memory')) {
     log(`Memory: ${settings.memoryJobs} cache-hit jobs, ${settings.memoryConcurrency} in flight, first reading after ${settings.memoryFirst}…`);
     results.memory = await measureMemory(stack, { email: cachedEmail, firstAt: settings.memoryFirst, total: settings.memoryJobs, concurrency: settings.memoryConcurrency, log });
@@ -134,7 +146,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -146,7 +158,7 @@ try {
     machine,
     settings: { ...plainSettings, overheadJobs: Object.fromEntries(levels.map((level) => [level, overheadJobsAt(level)])), temporalSqlitePragmas: stack.temporalSqlitePragmas },
     targets: TARGETS,
-    results,
+    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}) },
     table,
   };
   // A partial run (--only) does not replace the last full run's figures.
@@ -163,4 +175,5 @@ try {
 } finally {
   await stack.stop(flags.keep || Boolean(process.exitCode));
   await mail?.close();
+  await receiver?.close();
 }

@@ -1,11 +1,12 @@
-import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from '../activities/webhook-delivery.ts';
 import { webhookTaskQueue } from '../domain/webhook-contract.ts';
-import { createMaintenanceWorker } from './schedules.ts';
 
 /**
- * The delivery worker, on its own task queue. Attempts mostly wait on
- * receivers (up to 15 s each), so many run at once.
+ * The delivery worker, on its own task queue beside the research worker (same
+ * connection), so a slow receiver never takes a research slot nor a research
+ * backlog a delivery's. Attempts mostly wait on receivers (up to 15 s each),
+ * so many run at once; a burst of job ends is a burst of short workflows, kept cached.
  */
 export function createWebhookWorker(options: {
   connection: NativeConnection;
@@ -14,10 +15,15 @@ export function createWebhookWorker(options: {
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
   deps: WebhookDeliveryDeps;
 }): Promise<Worker> {
-  return createMaintenanceWorker({
-    ...options,
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
     taskQueue: webhookTaskQueue(options.researchTaskQueue),
+    workflowBundle: options.workflowBundle,
     activities: createWebhookDeliveryActivities(options.deps),
-    concurrency: 50,
+    maxConcurrentWorkflowTaskExecutions: 50,
+    maxConcurrentActivityTaskExecutions: 100,
+    maxCachedWorkflows: 200,
+    shutdownGraceTime: '10 seconds',
   });
 }
