@@ -131,7 +131,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('img', { name: 'Credits used per day, by key' }).waitFor();
     const dayTable = page.getByRole('table', { name: 'Credits per day (table)' });
     await dayTable.getByRole('rowheader', { name: new Date().toISOString().slice(0, 10) }).waitFor();
-    await page.getByRole('table', { name: 'Credit ledger' }).getByRole('cell', { name: 'Consumed' }).first().waitFor();
+    await page.getByRole('table', { name: 'Credit ledger' }).getByRole('cell', { name: 'Used', exact: true }).first().waitFor();
     await scan(page, 'usage');
     await screenshotForReadme(page, 'usage');
 

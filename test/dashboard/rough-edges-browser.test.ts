@@ -1,6 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Account } from '../../db/entities/index.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
+import { changePlan } from '../../services/accounts.ts';
 import { accessibleDescription, ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -166,6 +168,31 @@ describe('issue 16 in Chromium', () => {
     await other.page.getByRole('heading', { name: 'Jobs', level: 1 }).waitFor();
     await other.context.close();
   }, 120_000);
+
+  it('the ledger reads like a statement: a used credit is −1, an upgrade grants +N and says what was carried over', async () => {
+    const email = uniqueEmail('ledger');
+    const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
+    const accountId = (await client.get('/app/api/me')).body.accountId as number;
+    const { key } = (await client.post('/app/api/keys', PRODUCT)).body;
+    const person = samplePerson(stack, { knownTo: 'both' }, 9);
+    expect((await stack.api.research(key, { email: person.email })).status).toBe(202);
+    await changePlan(stack.orm.em.fork(), accountId, 'growth', new Date());
+    const upgraded = await stack.orm.em.fork().findOneOrFail(Account, accountId);
+
+    const { context, page } = await newPage();
+    await signIn(page, email);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+    const ledger = page.getByRole('table', { name: 'Credit ledger' });
+    await ledger.waitFor();
+    await ledger.getByRole('columnheader', { name: 'Credits to spend' }).waitFor();
+    const used = ledger.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Used', exact: true }) });
+    expect(await used.getByRole('cell', { name: '\u22121', exact: true }).count()).toBe(1);
+    const granted = ledger.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Granted: plan change', exact: true }) });
+    expect(await granted.getByRole('cell', { name: `+${upgraded.creditLimit - 3}`, exact: true }).count()).toBe(1);
+    expect(await granted.innerText()).toContain('2 carried over');
+    await scan(page, 'usage-ledger-after-upgrade');
+    await context.close();
+  }, 60_000);
 
   it('has no serious or critical accessibility finding in any of these states', () => {
     expect(Object.keys(findings).length).toBeGreaterThanOrEqual(10);

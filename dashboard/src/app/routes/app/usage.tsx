@@ -5,8 +5,25 @@ import { QueryState } from '../../../components/query-state.tsx';
 import { useUsage } from '../../../features/usage/api.ts';
 import { UsageChart } from '../../../features/usage/components/usage-chart.tsx';
 import { formatDate, formatDateTime } from '../../../lib/format.ts';
+import { planLabel } from '../../../../../domain/plans.ts';
 
-const KIND_LABELS = { consume: 'Consumed', refund: 'Refunded', cycle_reset: 'Cycle reset', plan_change: 'Plan change' } as const;
+// A statement of the credits a person can spend: used ones are taken away (−), refunds and grants added (+).
+const KIND_LABELS = { consume: 'Used', refund: 'Refunded', cycle_reset: 'Granted: new cycle', plan_change: 'Granted: plan change' } as const;
+const MINUS = '\u2212';
+
+/**
+ * The change of spendable credits an entry made: the ledger stores the change of *used* credits (a job +1, a refund −1,
+ * a new cycle or plan change −used) and the limit after; spendable = limit − used, so it moved by Δlimit − Δused.
+ * Δlimit needs the entry before (the next one in this newest-first list); the oldest shown falls back to its own limit.
+ */
+function spendableChange(ledger: Usage['ledger'], index: number): number {
+  const entry = ledger[index]!;
+  if (entry.kind === 'consume' || entry.kind === 'refund') return -entry.usedDelta;
+  const limitBefore = ledger[index + 1]?.limitAfter ?? 0;
+  return entry.limitAfter - limitBefore - entry.usedDelta;
+}
+
+const signed = (value: number) => (value > 0 ? `+${value}` : value < 0 ? `${MINUS}${-value}` : '0');
 
 export default function UsagePage() {
   const usage = useUsage();
@@ -46,7 +63,7 @@ function CycleSummary({ usage }: { usage: Usage }) {
       </Text>
       <Progress value={Math.min(100, percent)} mt="xs" aria-label="Credits used this cycle" />
       <Text size="sm" mt="xs">
-        Cycle: {formatDate(statement.cycle_start)} to {formatDate(statement.cycle_end)} on the {statement.plan} plan
+        Cycle: {formatDate(statement.cycle_start)} to {formatDate(statement.cycle_end)} on the {planLabel(statement.plan)} plan
         {statement.pending_plan ? `; changes to ${statement.pending_plan} at the next cycle` : ''}. Unused credits do not roll over.
       </Text>
     </Card>
@@ -101,17 +118,17 @@ function Ledger({ usage }: { usage: Usage }) {
             <Table.Tr>
               <Table.Th scope="col">When</Table.Th>
               <Table.Th scope="col">Entry</Table.Th>
-              <Table.Th scope="col">Credits</Table.Th>
+              <Table.Th scope="col">Credits to spend</Table.Th>
               <Table.Th scope="col">Limit after</Table.Th>
               <Table.Th scope="col">Job or note</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {usage.ledger.map((entry) => (
+            {usage.ledger.map((entry, index) => (
               <Table.Tr key={entry.id}>
                 <Table.Td>{formatDateTime(entry.at)}</Table.Td>
                 <Table.Td>{KIND_LABELS[entry.kind]}</Table.Td>
-                <Table.Td>{entry.usedDelta > 0 ? `+${entry.usedDelta}` : entry.usedDelta}</Table.Td>
+                <Table.Td>{signed(spendableChange(usage.ledger, index))}</Table.Td>
                 <Table.Td>{entry.limitAfter}</Table.Td>
                 <Table.Td>{[entry.researchId, entry.note].filter(Boolean).join(' · ')}</Table.Td>
               </Table.Tr>
