@@ -8,6 +8,7 @@ import {
   ProspectApiError,
   ProspectEnrichment,
   ResearchFailedError,
+  ResearchTimeoutError,
   verifyWebhook,
   WebhookVerificationError,
 } from '../../clients/typescript/src/index.ts';
@@ -121,6 +122,20 @@ describe('the TypeScript client', () => {
       stack.providerWorld.setLatency(null);
     }
   }, 60_000);
+
+  it('gives up waiting after its patience (3 minutes by default) with ResearchTimeoutError', async () => {
+    const customer = await stack.createCustomer('growth');
+    stack.providerWorld.setLatency({ '*': { meanMs: 20_000 } });
+    try {
+      const client = new ProspectEnrichment({ apiKey: customer.key, baseUrl: stack.apiUrl, pollTimeoutMs: 1_500 });
+      const startedAt = Date.now();
+      const error = await client.research({ email: samplePerson(stack, {}, 12).email }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ResearchTimeoutError);
+      expect(Date.now() - startedAt).toBeLessThan(4_000);
+    } finally {
+      stack.providerWorld.setLatency(null);
+    }
+  }, 30_000);
 
   it('retries a 5xx at most 3 times, with the same Idempotency-Key (one credit)', async () => {
     const customer = await stack.createCustomer('growth');
