@@ -91,11 +91,21 @@ export interface JobDetail extends JobListItem {
 export const CREDIT_ENTRY_KINDS = ['consume', 'refund', 'cycle_reset', 'plan_change'] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 
+export interface UsageCycle {
+  start: string;
+  end: string;
+  isCurrent: boolean;
+}
+
 export interface Usage {
   statement: CreditStatement;
   /** Credits per UTC day of the cycle, by key id (consumed minus refunded). */
   days: Array<{ day: string; byKey: Record<string, number>; total: number }>;
   keys: Array<{ id: number | null; label: string }>;
+  /** The cycle `days` and `keys` describe: the current one unless an earlier one was asked for. */
+  cycle: UsageCycle;
+  /** The cycles with ledger entries, newest first (at most 12): after an upgrade starts a new cycle, the last one stays readable. */
+  cycles: UsageCycle[];
   ledger: Array<{ id: number; at: string; kind: CreditEntryKind; usedDelta: number; limitAfter: number; researchId: string | null; note: string | null }>;
 }
 

@@ -1,13 +1,28 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IAccount } from '../db/entities/account.ts';
-import type { CreditEntryKind, Usage } from '../domain/dashboard-replies.ts';
+import type { CreditEntryKind, Usage, UsageCycle } from '../domain/dashboard-replies.ts';
 import { creditStatement } from './accounts.ts';
 import { iso } from './dashboard-keys.ts';
 
 const LEDGER_ROWS = 200;
+const CYCLES_LISTED = 12;
 
-export async function usageOfCycle(em: EntityManager, account: IAccount): Promise<Usage> {
+/** The cycles the ledger knows, newest first: each ends where the next began (an upgrade through Checkout starts one early). */
+async function cyclesOf(em: EntityManager, account: IAccount, current: { start: string; end: string }): Promise<UsageCycle[]> {
+  const rows = await em.getConnection().execute<Array<{ cycle_start: Date | string }>>(
+    `select distinct cycle_start from credit_ledger_entry where account_id = ? and cycle_start < ? order by cycle_start desc limit ${CYCLES_LISTED - 1}`,
+    [account.id, account.cycleStart],
+  );
+  const cycles: UsageCycle[] = [{ ...current, isCurrent: true }];
+  for (const row of rows) cycles.push({ start: iso(row.cycle_start)!, end: cycles.at(-1)!.start, isCurrent: false });
+  return cycles;
+}
+
+/** Usage of the current cycle, or of an earlier one named by its start (`cycleStart`, as listed in `cycles`). */
+export async function usageOfCycle(em: EntityManager, account: IAccount, cycleStart?: string): Promise<Usage> {
   const statement = creditStatement(account);
+  const cycles = await cyclesOf(em, account, { start: statement.cycle_start, end: statement.cycle_end });
+  const cycle = cycles.find((candidate) => candidate.start === cycleStart) ?? cycles[0]!;
   const connection = em.getConnection();
   const [perDay, ledger] = await Promise.all([
     // Summed per day and key first, labelled after: the labels' joins then run once per key and day, not per credit.
@@ -21,7 +36,7 @@ export async function usageOfCycle(em: EntityManager, account: IAccount): Promis
        left join api_key k on k.id = d.api_key_id
        left join product_context p on p.id = k.product_id
        order by d.day`,
-      [account.id, account.cycleStart],
+      [account.id, cycle.isCurrent ? account.cycleStart : new Date(cycle.start)],
     ),
     connection.execute<Array<Record<string, unknown>>>(
       `select id, created_at, kind, used_delta, limit_after, research_id, note from credit_ledger_entry
@@ -31,7 +46,7 @@ export async function usageOfCycle(em: EntityManager, account: IAccount): Promis
   ]);
   const keys = new Map<string, { id: number | null; label: string }>();
   const days = new Map<string, { day: string; byKey: Record<string, number>; total: number }>();
-  for (const day of cycleDays(new Date(statement.cycle_start), new Date(statement.cycle_end))) days.set(day, { day, byKey: {}, total: 0 });
+  for (const day of cycleDays(new Date(cycle.start), new Date(cycle.end))) days.set(day, { day, byKey: {}, total: 0 });
   for (const row of perDay) {
     const keyName = row.api_key_id === null ? 'none' : String(row.api_key_id);
     keys.set(keyName, { id: row.api_key_id, label: row.label ?? 'deleted key' });
@@ -44,6 +59,8 @@ export async function usageOfCycle(em: EntityManager, account: IAccount): Promis
     statement,
     days: [...days.values()],
     keys: [...keys.entries()].map(([, key]) => key),
+    cycle,
+    cycles,
     ledger: ledger.map((row) => ({
       id: Number(row.id),
       at: iso(row.created_at)!,

@@ -50,6 +50,9 @@ describe('billing in Chromium', () => {
     const accountId = (await client.get('/app/api/me')).body.accountId as number;
     const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     const page = await context.newPage();
+    // One credit used on Free before paying: after Checkout starts a new cycle it stays readable on Usage (issue 16).
+    const { key } = (await client.post('/app/api/keys', { name: 'Ledgerly', description: 'Bookkeeping', keyFeatures: ['ledgers'], targetCustomers: ['accountants'], productUrl: null })).body;
+    expect((await stack.api.research(key, { email: 'cfo@ledger-customer.example' })).status).toBe(202);
     await page.goto('/app/sign-in');
     await page.getByLabel('E-mail').fill(email);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
@@ -80,8 +83,22 @@ describe('billing in Chromium', () => {
     expect(await page.getByRole('main').getByRole('status').allInnerTexts()).toEqual([expect.stringContaining('Payment confirmed')]);
     const upgraded = await stack.orm.em.fork().findOneOrFail(Account, accountId);
     expect(upgraded.plan).toBe('growth');
-    // The new plan's credits plus the 3 unused Free credits (DECISIONS.md "Plans"; Checkout starts a new cycle).
-    expect(upgraded.creditLimit).toBe(203);
+    // The new plan's credits plus the 2 unused Free credits (DECISIONS.md "Plans"; Checkout starts a new cycle).
+    expect(upgraded.creditLimit).toBe(202);
+
+    // Usage after the upgrade: the new cycle is empty, the previous one is a choice away, the ledger says what was carried over.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+    const dayTable = page.getByRole('table', { name: 'Credits per day (table)' });
+    await dayTable.getByText('Earlier cycles are in the Billing cycle list.').waitFor();
+    const cycles = page.getByLabel('Billing cycle');
+    const previous = (await cycles.locator('option').allInnerTexts()).find((label) => !label.includes('(current)'));
+    expect(previous).toBeDefined();
+    await cycles.selectOption({ label: previous! });
+    await dayTable.getByRole('rowheader', { name: new Date().toISOString().slice(0, 10) }).waitFor();
+    const grant = page.getByRole('table', { name: 'Credit ledger' }).getByRole('row').filter({ hasText: 'Granted: plan change' });
+    expect(await grant.innerText()).toContain('2 carried over');
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Billing' }).click();
 
     await plans.getByRole('button', { name: 'Downgrade to Starter' }).click();
     await page.getByRole('dialog', { name: 'Downgrade to Starter' }).getByRole('button', { name: 'Confirm: Downgrade to Starter' }).click();

@@ -31,7 +31,8 @@ export function accountRouter(): Router<DashboardState> {
   });
 
   router.get('/usage', async (ctx) => {
-    ctx.body = await usageOfCycle(ctx.state.em, ctx.state.account);
+    const cycle = typeof ctx.query.cycle === 'string' ? ctx.query.cycle : undefined;
+    ctx.body = await usageOfCycle(ctx.state.em, ctx.state.account, cycle);
   });
 
   return router;

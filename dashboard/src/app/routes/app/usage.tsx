@@ -1,4 +1,5 @@
-import { Card, Grid, Progress, Table, Text, Title } from '@mantine/core';
+import { Card, Grid, Group, NativeSelect, Progress, Table, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import type { Usage } from '../../../../../domain/dashboard-replies.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
@@ -26,7 +27,8 @@ function spendableChange(ledger: Usage['ledger'], index: number): number {
 const signed = (value: number) => (value > 0 ? `+${value}` : value < 0 ? `${MINUS}${-value}` : '0');
 
 export default function UsagePage() {
-  const usage = useUsage();
+  const [cycle, setCycle] = useState<string | undefined>(undefined);
+  const usage = useUsage(cycle);
   return (
     <>
       <PageTitle>Usage</PageTitle>
@@ -36,9 +38,19 @@ export default function UsagePage() {
             <CycleSummary usage={data} />
             <Grid mt="lg">
               <Grid.Col span={{ base: 12, lg: 8 }}>
-                <Title order={2} size="h3" mb="sm">
-                  Credits per day
-                </Title>
+                <Group justify="space-between" align="end" mb="sm">
+                  <Title order={2} size="h3">
+                    Credits per day
+                  </Title>
+                  {data.cycles.length > 1 && (
+                    <NativeSelect
+                      label="Billing cycle"
+                      value={data.cycle.start}
+                      onChange={(event) => setCycle(event.currentTarget.value)}
+                      data={data.cycles.map((option) => ({ value: option.start, label: `${formatDate(option.start)} to ${formatDate(option.end)}${option.isCurrent ? ' (current)' : ''}` }))}
+                    />
+                  )}
+                </Group>
                 <UsageChart usage={data} />
               </Grid.Col>
               <Grid.Col span={{ base: 12, lg: 4 }}>
@@ -88,7 +100,10 @@ function DayTable({ usage }: { usage: Usage }) {
       <Table.Tbody>
         {used.length === 0 ? (
           <Table.Tr>
-            <Table.Td colSpan={usage.keys.length + 2}>No credits used yet this cycle.</Table.Td>
+            <Table.Td colSpan={usage.keys.length + 2}>
+              {usage.cycle.isCurrent ? 'No credits used yet this cycle.' : 'No credits were used in this cycle.'}
+              {usage.cycle.isCurrent && usage.cycles.length > 1 && ' Earlier cycles are in the Billing cycle list.'}
+            </Table.Td>
           </Table.Tr>
         ) : (
           used.map((day) => (
