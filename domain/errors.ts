@@ -31,6 +31,15 @@ export const ERROR_STATUS = {
   crm_not_connected: 409,
   crm_not_configured: 503,
   crm_unavailable: 503,
+  // Lists (api/dashboard/routes/lists.ts): nothing is charged on any of these.
+  list_file_invalid: 400,
+  list_no_email_column: 400,
+  list_nothing_to_run: 400,
+  api_key_required: 400,
+  list_not_draft: 409,
+  list_not_running: 409,
+  list_limit_reached: 409,
+  list_credits_changed: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,0 +1,59 @@
+// The contract of the shared research fan-out (workflows/research-fanout.ts):
+// many research jobs at once for a list or a CRM run (DESIGN.md "Many jobs
+// at once"). Pure types: workflow code imports it.
+import type { ResearchRequest } from './research-request.ts';
+
+export const RESEARCH_SOURCES = ['api', 'list', 'crm'] as const;
+export type ResearchSource = (typeof RESEARCH_SOURCES)[number];
+
+/** Who pays for the items and whose product context applies. */
+export interface FanoutOwner {
+  source: Exclude<ResearchSource, 'api'>;
+  /** The list id or the CRM run id: with an item's key, it names the item's one research job. */
+  ref: string;
+  accountId: number;
+  productId: number;
+  apiKeyId: number | null;
+}
+
+export interface FanoutItem {
+  /** Unique within `ref` (a list's row position, a CRM contact id). */
+  key: string;
+  request: ResearchRequest;
+}
+
+/** The fan-out's step that records an item's job and takes its credit, in one transaction. */
+export type FanoutJobRecord =
+  | { outcome: 'recorded'; researchId: string; submittedAtMs: number }
+  /** The account has no credit left: the fan-out takes no further item. */
+  | { outcome: 'out_of_credits' }
+  /** The list was cancelled (or the item is no longer wanted): not started, not charged. */
+  | { outcome: 'stopped' };
+
+export interface FanoutItemOutcome {
+  key: string;
+  /** `not_started`: never charged (cancelled, or credits ran out before it). */
+  outcome: 'completed' | 'failed' | 'not_started';
+  researchId: string | null;
+  error: string | null;
+}
+
+export interface FanoutResult {
+  outcomes: FanoutItemOutcome[];
+  /** Credits taken by this fan-out (refunds of failed jobs are the research workflow's business). */
+  creditsUsed: number;
+  isOutOfCredits: boolean;
+  isStopped: boolean;
+}
+
+export interface FanoutOptions {
+  /** Items researched at once: one list never starves the API's own jobs. */
+  inFlight: number;
+  /** The research task queue: the children and the fan-out's own steps run there. */
+  researchTaskQueue: string;
+  deadlineMs: number;
+}
+
+/** Items in flight for a list run and for a CRM run. */
+export const LIST_ITEMS_IN_FLIGHT = 8;
+export const CRM_CONTACTS_IN_FLIGHT = 5;
