@@ -23,6 +23,8 @@ export interface PurgeCounts {
   /** Research logs past 12 months: job rows and the Temporal histories the server still held. */
   researchJobs: number;
   researchHistories: number;
+  /** Completion-webhook deliveries, with their job (the payload is its reply), or past 12 months for test events. */
+  webhookDeliveries: number;
   /** Error logs past 6 months: histories of failed jobs (the rows stay until their 12 months), and the SMTP errors kept on sent or abandoned mail. */
   errorHistories: number;
   mailErrors: number;
@@ -34,12 +36,14 @@ export interface PurgeCounts {
   decisionMakers: number;
   productContexts: number;
   apiKeys: number;
+  webhookEndpoints: number;
   accountsDeleted: number;
 }
 
 export const PURGE_COUNT_NAMES = [
   'researchJobs',
   'researchHistories',
+  'webhookDeliveries',
   'errorHistories',
   'mailErrors',
   'accountJobs',
@@ -49,6 +53,7 @@ export const PURGE_COUNT_NAMES = [
   'decisionMakers',
   'productContexts',
   'apiKeys',
+  'webhookEndpoints',
   'accountsDeleted',
 ] as const satisfies ReadonlyArray<keyof PurgeCounts>;
 

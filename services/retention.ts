@@ -47,11 +47,19 @@ async function eraseHistories(em: EntityManager, eraser: HistoryEraser, jobIds: 
 type JobRef = { id: string; history_deleted_at: string | null };
 
 /** Histories first, then the rows: a cut between the two leaves rows whose history is already gone, which the next call finishes. */
-async function deleteJobs(em: EntityManager, eraser: HistoryEraser, jobs: JobRef[], now: Date): Promise<{ jobs: number; histories: number }> {
-  if (jobs.length === 0) return { jobs: 0, histories: 0 };
+async function deleteJobs(
+  em: EntityManager,
+  eraser: HistoryEraser,
+  jobs: JobRef[],
+  now: Date,
+): Promise<{ jobs: number; histories: number; webhookDeliveries: number }> {
+  if (jobs.length === 0) return { jobs: 0, histories: 0, webhookDeliveries: 0 };
+  const ids = jobs.map((job) => job.id);
   const histories = await eraseHistories(em, eraser, jobs.filter((job) => job.history_deleted_at === null).map((job) => job.id), now);
-  const deleted = await em.execute('delete from research_job where id in (?) returning id', [jobs.map((job) => job.id)]);
-  return { jobs: deleted.length, histories };
+  // A completion webhook's payload is its job's status reply: it goes with the job.
+  const deliveries = await em.execute('delete from webhook_delivery where research_id in (?) returning id', [ids]);
+  const deleted = await em.execute('delete from research_job where id in (?) returning id', [ids]);
+  return { jobs: deleted.length, histories, webhookDeliveries: deliveries.length };
 }
 
 /** Research logs: job rows and their histories, 12 months after submission, whatever the job's state (its deadline is 3 minutes). */
@@ -62,7 +70,15 @@ export async function purgeResearchLogs(em: EntityManager, eraser: HistoryEraser
     [cutoff, batchSize],
   );
   const deleted = await deleteJobs(em, eraser, jobs, now);
-  return { deleted: { researchJobs: deleted.jobs, researchHistories: deleted.histories }, hasMore: jobs.length === batchSize };
+  // Test events belong to no job: they go by their own age.
+  const testEvents = await em.execute(
+    'delete from webhook_delivery where id in (select id from webhook_delivery where research_id is null and created_at < ? limit ?) returning id',
+    [cutoff, batchSize],
+  );
+  return {
+    deleted: { researchJobs: deleted.jobs, researchHistories: deleted.histories, webhookDeliveries: deleted.webhookDeliveries + testEvents.length },
+    hasMore: jobs.length === batchSize || testEvents.length === batchSize,
+  };
 }
 
 /**
@@ -128,7 +144,7 @@ export async function purgeDeletedAccounts(
   );
   if (jobs.length > 0) {
     const deleted = await deleteJobs(em, eraser, jobs, now);
-    return { deleted: { accountJobs: deleted.jobs, accountHistories: deleted.histories }, hasMore: true };
+    return { deleted: { accountJobs: deleted.jobs, accountHistories: deleted.histories, webhookDeliveries: deleted.webhookDeliveries }, hasMore: true };
   }
 
   const companies: Array<{ id: number }> = await em.execute('select id from company where account_id = ? limit ?', [accountId, batchSize]);
@@ -146,6 +162,8 @@ export async function purgeDeletedAccounts(
     ['prospect', 'prospects'],
     ['api_key', 'apiKeys'],
     ['product_context', 'productContexts'],
+    // Endpoint URLs and signing secrets; their deliveries and attempts go with them (cascade).
+    ['webhook_endpoint', 'webhookEndpoints'],
   ] as const) {
     const deleted = await em.execute(
       `delete from "${table}" where id in (select id from "${table}" where account_id = ? limit ?) returning id`,
@@ -159,7 +177,8 @@ export async function purgeDeletedAccounts(
       `select owner_email, deleted_at,
               (select count(*) from research_job where account_id = a.id) + (select count(*) from company where account_id = a.id)
               + (select count(*) from prospect where account_id = a.id) + (select count(*) from api_key where account_id = a.id)
-              + (select count(*) from product_context where account_id = a.id) as rows_left
+              + (select count(*) from product_context where account_id = a.id)
+              + (select count(*) from webhook_endpoint where account_id = a.id) as rows_left
          from account a where id = ? for update`,
       [accountId],
     );

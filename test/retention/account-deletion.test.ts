@@ -10,7 +10,7 @@ import {
 import { tombstoneEmail } from '../../services/retention.ts';
 import { researchCompleted, rows } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { accountRowCounts, hasHistory, historiesLeft, runPurge } from './purge-helpers.ts';
+import { accountRowCounts, addWebhookEndpoint, hasHistory, historiesLeft, runPurge } from './purge-helpers.ts';
 
 /** The outside steps as the dashboard wires them (sessions, Stripe, CRM), recorded: their own modules test them. */
 function recordingDeps(stack: TestStack, failing: string[] = []) {
@@ -74,6 +74,7 @@ describe('account deletion', () => {
       (await researchCompleted(stack, secondKey.key, { email: people[1] })).researchId,
     ];
     const otherJob = (await researchCompleted(stack, other.key, { email: people[0] })).researchId;
+    await addWebhookEndpoint(stack, doomed.accountId);
     const otherBefore = await accountRowCounts(stack, other.accountId);
     const doomedLedger = await rows(stack, 'select * from credit_ledger_entry where account_id = ? order by id', [doomed.accountId]);
 
@@ -119,6 +120,8 @@ describe('account deletion', () => {
       decisionMakers: doomedBefore.decision_maker,
       productContexts: 2,
       apiKeys: 2,
+      webhookDeliveries: 1,
+      webhookEndpoints: 1,
       accountsDeleted: 1,
     });
     expect(await accountRowCounts(stack, doomed.accountId)).toEqual({
@@ -129,6 +132,8 @@ describe('account deletion', () => {
       product_context: 0,
       api_key: 0,
       credit_ledger_entry: doomedLedger.length + 1,
+      webhook_endpoint: 0,
+      webhook_delivery: 0,
     });
     expect(await historiesLeft(stack, doomedJobs)).toEqual([]);
 

@@ -37,6 +37,20 @@ export async function historyGone(stack: TestStack, workflowId: string, timeoutM
   return true;
 }
 
+/**
+ * A completion-webhook endpoint of the account, written as the Webhooks page
+ * would: from now on every job that ends gets a delivery (the database trigger).
+ * No dispatcher runs beside these tests, so the deliveries stay as written.
+ */
+export async function addWebhookEndpoint(stack: TestStack, accountId: number): Promise<void> {
+  await rows(
+    stack,
+    `insert into webhook_endpoint (account_id, url, events, secret, status, created_at)
+     values (?, 'https://hooks.example.com/enrichment', '{research.completed,research.failed}', 'not used here', 'active', now())`,
+    [accountId],
+  );
+}
+
 /** Calendar months later, UTC (the purge counts in calendar months). */
 export function monthsAfter(date: Date, months: number): Date {
   const later = new Date(date);
@@ -54,8 +68,10 @@ export async function accountRowCounts(stack: TestStack, accountId: number): Pro
             (select count(*) from decision_maker d join company c on c.id = d.company_id where c.account_id = ?) as decision_maker,
             (select count(*) from product_context where account_id = ?) as product_context,
             (select count(*) from api_key where account_id = ?) as api_key,
-            (select count(*) from credit_ledger_entry where account_id = ?) as credit_ledger_entry`,
-    Array(7).fill(accountId),
+            (select count(*) from credit_ledger_entry where account_id = ?) as credit_ledger_entry,
+            (select count(*) from webhook_endpoint where account_id = ?) as webhook_endpoint,
+            (select count(*) from webhook_delivery where account_id = ?) as webhook_delivery`,
+    Array(9).fill(accountId),
   );
   return Object.fromEntries(Object.entries(counts!).map(([table, count]) => [table, Number(count)]));
 }

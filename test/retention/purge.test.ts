@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noPurgeCounts } from '../../domain/retention.ts';
 import { researchCompleted, rows } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { accountRowCounts, hasHistory, historiesLeft, historyGone, monthsAfter, runPurge } from './purge-helpers.ts';
+import { accountRowCounts, addWebhookEndpoint, hasHistory, historiesLeft, historyGone, monthsAfter, runPurge } from './purge-helpers.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,6 +35,14 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
     const { accountId, key } = await stack.createCustomer('growth');
     const people = stack.providerWorld.world.samplePeople({ knownTo: 'both' }, 6).map((person) => person.email);
     const start = stack.clock.now();
+    await addWebhookEndpoint(stack, accountId);
+    // A test event sent from the Webhooks page belongs to no job: it goes by its own age.
+    await rows(
+      stack,
+      `insert into webhook_delivery (id, endpoint_id, account_id, event_type, payload, status, created_at)
+       select 'msg_test_event', id, account_id, 'research.completed', '{}', 'delivered', ? from webhook_endpoint where account_id = ?`,
+      [start, accountId],
+    );
 
     // Month 0: a completed and a failed job, 13 months old at the purge.
     const old = await researchCompleted(stack, key, { email: people[0] });
@@ -52,10 +60,13 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
     // One consume per job, a refund per failure, and the cycle resets of the months in between.
     expect(before.research_job).toBe(6);
     expect(before.decision_maker).toBeGreaterThan(0);
+    expect(before.webhook_delivery).toBe(7);
     const ledgerBefore = await rows(stack, 'select * from credit_ledger_entry where account_id = ? order by id', [accountId]);
 
     const report = await runPurge(stack, { now: monthsAfter(start, 13).toISOString() });
-    expect(report.deleted).toEqual({ ...noPurgeCounts(), researchJobs: 2, researchHistories: 2, errorHistories: 1 });
+    expect(report.deleted).toEqual({ ...noPurgeCounts(), researchJobs: 2, researchHistories: 2, errorHistories: 1, webhookDeliveries: 3 });
+    const deliveries = await rows(stack, 'select research_id from webhook_delivery where account_id = ? order by research_id', [accountId]);
+    expect(deliveries.map((delivery) => delivery.research_id)).toEqual([middle.researchId, middleFailed, recent.researchId, recentFailed].sort());
 
     const jobs = await rows(stack, 'select id, status, error, history_deleted_at from research_job where account_id = ? order by submitted_at', [accountId]);
     expect(jobs.map((job) => job.id)).toEqual([middle.researchId, middleFailed, recent.researchId, recentFailed]);
@@ -70,7 +81,7 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
 
     // Enriched rows are not deleted by age (spec §2.6); the ledger is a billing record.
     const after = await accountRowCounts(stack, accountId);
-    expect(after).toEqual({ ...before, research_job: 4 });
+    expect(after).toEqual({ ...before, research_job: 4, webhook_delivery: 4 });
     expect(await rows(stack, 'select * from credit_ledger_entry where account_id = ? order by id', [accountId])).toEqual(ledgerBefore);
     expect(ledgerBefore.filter((entry) => entry.research_id === old.researchId).map((entry) => entry.kind)).toEqual(['consume']);
     expect(ledgerBefore.filter((entry) => entry.research_id === oldFailed).map((entry) => entry.kind)).toEqual(['consume', 'refund']);
@@ -79,7 +90,7 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
     expect((await runPurge(stack, { now: monthsAfter(start, 13).toISOString() })).deleted).toEqual(noPurgeCounts());
     // A year after the middle jobs, they go too (the failed one's history was gone already).
     const later = await runPurge(stack, { now: new Date(start.getTime() + (150 + 370) * DAY_MS).toISOString() });
-    expect(later.deleted).toEqual({ ...noPurgeCounts(), researchJobs: 2, researchHistories: 1, errorHistories: 1 });
+    expect(later.deleted).toEqual({ ...noPurgeCounts(), researchJobs: 2, researchHistories: 1, errorHistories: 1, webhookDeliveries: 2 });
     expect(await historyGone(stack, middle.researchId)).toBe(true);
   }, 300_000);
 
