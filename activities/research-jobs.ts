@@ -53,7 +53,8 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
         product ? orm.em.fork().findOne(ProspectRow, { account: job.account.id, product: product.id, email: job.email }) : null,
         companyKey && product ? loadCompanyRows(orm.em.fork(), job.account.id, product.id, companyKey) : null,
       ]);
-      const company = companyKey && product ? planCompany(companyKey, cachedCompanyOf(companyRows), entitlements, now) : null;
+      const { language } = job.account;
+      const company = companyKey && product ? planCompany(companyKey, cachedCompanyOf(companyRows), entitlements, now, language) : null;
       const plan: ResearchPlan = {
         researchId,
         hasEnded: jobHasEnded,
@@ -61,7 +62,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
         companyQuery,
         entitlements,
         insightsContext: {
-          language: job.account.language,
+          language,
           productContext: {
             name: product?.name ?? '',
             description: product?.description ?? '',
@@ -70,7 +71,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
             productUrl: product?.productUrl ?? null,
           },
         },
-        prospect: planProspect(prospectRow, now),
+        prospect: planProspect(prospectRow, now, language),
         company,
       };
       // A full cache hit is answered here, from the rows just read: one round
@@ -98,7 +99,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       const job = await loadJob(em, researchId);
       const companyKey = companyKeyOf(query)!;
       const cached = await loadCachedCompany(em, job.account.id, job.product!.id, companyKey);
-      return planCompany(companyKey, cached, entitlementsOf(job), clock());
+      return planCompany(companyKey, cached, entitlementsOf(job), clock(), job.account.language);
     },
 
     /** Stores the parts and freezes the reply in one transaction; a job already ended is left alone. */

@@ -2,6 +2,7 @@ import type { CompanyPlan, ProspectPlan, ResearchOutcome, ResearchPlan } from '.
 import type { CompanyProfile, DecisionMakerProfile, NewsArticle, PersonProfile, SocialPost } from './enrichment.ts';
 import type { CompanyInsights, ProspectInsights } from './insights.ts';
 import { COMPANY_TTL_DAYS, DECISION_MAKERS_TTL_DAYS, PROSPECT_TTL_DAYS, isFresh } from './cache-policy.ts';
+import type { Language } from './languages.ts';
 
 // The three flags of spec §8.4 — fetch, needsAI, needsPosts — per part, from
 // what the cache holds. Pure, so every rule is testable with a fixed clock.
@@ -13,9 +14,19 @@ export interface CachedProspect {
   posts?: SocialPost[] | null;
   postsFetchedAt?: Date | null;
   insights?: ProspectInsights | null;
+  insightsLanguage?: Language | null;
 }
 
-export function planProspect(cached: CachedProspect | null, now: Date): ProspectPlan {
+/**
+ * Cached AI texts written in another language than the job's (or in an
+ * unknown one) are rewritten, whatever their data's age: every AI text is in
+ * the account's language (DECISIONS.md "Data and AI"; issue 16 §1).
+ */
+function isInOtherLanguage(cached: { insights?: unknown; insightsLanguage?: Language | null } | null, language: Language): boolean {
+  return cached?.insights != null && cached.insightsLanguage !== language;
+}
+
+export function planProspect(cached: CachedProspect | null, now: Date, language: Language): ProspectPlan {
   const isProfileFresh = isFresh(cached?.fetchedAt, PROSPECT_TTL_DAYS, now);
   const profile = cached?.profile ?? null;
   return {
@@ -25,7 +36,7 @@ export function planProspect(cached: CachedProspect | null, now: Date): Prospect
     insights: cached?.insights ?? null,
     needsFetch: !isProfileFresh,
     needsPosts: isProfileFresh && profile?.socialUrl != null && !isFresh(cached?.postsFetchedAt, PROSPECT_TTL_DAYS, now),
-    needsAI: isProfileFresh && profile !== null && cached?.insights == null,
+    needsAI: profile !== null && ((isProfileFresh && cached?.insights == null) || isInOtherLanguage(cached, language)),
   };
 }
 
@@ -43,6 +54,7 @@ export interface CachedCompany {
   decisionMakers?: DecisionMakerProfile[] | null;
   decisionMakersFetchedAt?: Date | null;
   insights?: CompanyInsights | null;
+  insightsLanguage?: Language | null;
 }
 
 export function planCompany(
@@ -50,6 +62,7 @@ export function planCompany(
   cached: CachedCompany | null,
   entitlements: { decisionMakers: boolean; companyNews: boolean },
   now: Date,
+  language: Language,
 ): CompanyPlan {
   const isProfileFresh = isFresh(cached?.fetchedAt, COMPANY_TTL_DAYS, now);
   const hasProfile = isProfileFresh && cached?.profile != null;
@@ -68,7 +81,7 @@ export function planCompany(
     needsNews: hasProfile && entitlements.companyNews && !isFresh(cached?.newsFetchedAt, COMPANY_TTL_DAYS, now),
     needsDecisionMakers:
       hasProfile && entitlements.decisionMakers && !isFresh(cached?.decisionMakersFetchedAt, DECISION_MAKERS_TTL_DAYS, now),
-    needsAI: hasProfile && cached?.insights == null,
+    needsAI: cached?.profile != null && ((hasProfile && cached.insights == null) || isInOtherLanguage(cached, language)),
   };
 }
 
@@ -114,6 +127,6 @@ export function cacheHitOutcome(plan: ResearchPlan): ResearchOutcome {
       insights: company.insights,
       areInsightsRefreshed: false,
     },
-    ai: { source: null, usage: null },
+    ai: { source: null, usage: null, language: null },
   };
 }

@@ -10,6 +10,7 @@ import type {
   SocialPost,
 } from './enrichment.ts';
 import type { CompanyInsights, InsightsInput, ProspectInsights } from './insights.ts';
+import type { Language } from './languages.ts';
 
 /** What the cache holds for the prospect and which parts must be refreshed (spec §8.4 flags). */
 export interface ProspectPlan {
@@ -87,5 +88,10 @@ export interface CompanyOutcome {
 export interface ResearchOutcome {
   prospect: ProspectOutcome;
   company: CompanyOutcome | null;
-  ai: { source: string | null; usage: { calls: number; promptTokens: number; completionTokens: number } | null };
+  ai: {
+    source: string | null;
+    usage: { calls: number; promptTokens: number; completionTokens: number } | null;
+    /** The language the model was asked to write in; absent in outcomes built before it was recorded. */
+    language?: Language | null;
+  };
 }

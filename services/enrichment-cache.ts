@@ -6,6 +6,7 @@ import type { IProspectRow } from '../db/entities/prospect.ts';
 import type { IResearchJob } from '../db/entities/research-job.ts';
 import type { CachedCompany } from '../domain/cache-flags.ts';
 import type { DecisionMakerProfile } from '../domain/enrichment.ts';
+import type { Language } from '../domain/languages.ts';
 import type { CompanyOutcome, ProspectOutcome, ResearchOutcome } from '../domain/research-pipeline.ts';
 
 // The cache of spec §8.4 lives in the prospect, company and decision-maker
@@ -47,22 +48,35 @@ export interface StoredRows {
 
 export async function storeOutcome(em: EntityManager, job: IResearchJob, outcome: ResearchOutcome, now: Date): Promise<StoredRows> {
   const scope = { account: job.account, product: job.product! };
-  const prospectRow = await storeProspect(em, scope, job.email, outcome.prospect, now);
-  const company = outcome.company ? await storeCompany(em, scope, outcome.company, now) : null;
+  const language = outcome.ai.language ?? null;
+  const prospectRow = await storeProspect(em, scope, job.email, outcome.prospect, language, now);
+  const company = outcome.company ? await storeCompany(em, scope, outcome.company, language, now) : null;
   await em.flush();
   return { prospectRow, companyRow: company?.row ?? null, decisionMakerRows: company?.decisionMakers ?? [] };
 }
 
 type Scope = { account: IResearchJob['account']; product: NonNullable<IResearchJob['product']> };
 
-async function storeProspect(em: EntityManager, scope: Scope, email: string, outcome: ProspectOutcome, now: Date): Promise<IProspectRow> {
+/**
+ * Freshly written insights record their language; insights dropped (the model
+ * failed, or the record is gone) drop it too, so the next job rewrites them.
+ */
+function storeInsights(row: IProspectRow | ICompanyRow, outcome: ProspectOutcome | CompanyOutcome, language: Language | null, now: Date): void {
+  row.insights = outcome.insights;
+  if (outcome.areInsightsRefreshed) Object.assign(row, { insightsGeneratedAt: now, insightsLanguage: language });
+  if (outcome.insights === null) row.insightsLanguage = null;
+}
+
+async function storeProspect(em: EntityManager, scope: Scope, email: string, outcome: ProspectOutcome, language: Language | null, now: Date): Promise<IProspectRow> {
   const row =
     (await em.findOne(ProspectRow, { ...scope, email })) ??
-    em.create(ProspectRow, { ...scope, email, profile: null, source: null, fetchedAt: null, posts: null, postsFetchedAt: null, insights: null, insightsGeneratedAt: null });
+    em.create(ProspectRow, {
+      ...scope, email, profile: null, source: null, fetchedAt: null, posts: null, postsFetchedAt: null,
+      insights: null, insightsGeneratedAt: null, insightsLanguage: null,
+    });
   if (outcome.isRefreshed) Object.assign(row, { profile: outcome.profile, source: outcome.source, fetchedAt: now });
   if (outcome.arePostsRefreshed) Object.assign(row, { posts: outcome.posts, postsFetchedAt: now });
-  row.insights = outcome.insights;
-  if (outcome.areInsightsRefreshed) row.insightsGeneratedAt = now;
+  storeInsights(row, outcome, language, now);
   return row;
 }
 
@@ -70,20 +84,21 @@ async function storeCompany(
   em: EntityManager,
   scope: Scope,
   outcome: CompanyOutcome,
+  language: Language | null,
   now: Date,
 ): Promise<{ row: ICompanyRow; decisionMakers: IDecisionMakerRow[] }> {
   const empty = {
     profile: null, source: null, apisCalled: [], fetchedAt: null, technologies: null, posts: null, postsFetchedAt: null,
-    news: null, newsFetchedAt: null, decisionMakersFetchedAt: null, insights: null, insightsGeneratedAt: null,
+    news: null, newsFetchedAt: null, decisionMakersFetchedAt: null, insights: null, insightsGeneratedAt: null, insightsLanguage: null,
   };
   const row =
     (await em.findOne(CompanyRow, { ...scope, companyKey: outcome.companyKey })) ??
     em.create(CompanyRow, { ...scope, companyKey: outcome.companyKey, ...empty });
   if (outcome.isRefreshed) Object.assign(row, { profile: outcome.profile, source: outcome.source, fetchedAt: now, apisCalled: outcome.apisCalled });
-  Object.assign(row, { technologies: outcome.technologies, insights: outcome.insights });
+  row.technologies = outcome.technologies;
+  storeInsights(row, outcome, language, now);
   if (outcome.arePostsRefreshed) Object.assign(row, { posts: outcome.posts, postsFetchedAt: now });
   if (outcome.isNewsRefreshed) Object.assign(row, { news: outcome.news, newsFetchedAt: now });
-  if (outcome.areInsightsRefreshed) row.insightsGeneratedAt = now;
 
   if (outcome.areDecisionMakersRefreshed) {
     if (row.id) await em.nativeDelete(DecisionMakerRow, { company: row.id });

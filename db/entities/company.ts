@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
+import { LANGUAGES } from '../../domain/languages.ts';
 import { ProductContextRow } from './product-context.ts';
 import type { CompanyProfile, NewsArticle, SocialPost } from '../../domain/enrichment.ts';
 import type { CompanyInsights } from '../../domain/insights.ts';
@@ -31,6 +32,8 @@ export const CompanyRow = defineEntity({
     decisionMakersFetchedAt: p.datetime().nullable(),
     insights: p.json<CompanyInsights>().nullable(),
     insightsGeneratedAt: p.datetime().nullable(),
+    /** The language `insights` were written in; null with no insights, or written before languages were recorded. */
+    insightsLanguage: p.enum(LANGUAGES).nullable(),
   },
 });
 

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
+import { LANGUAGES } from '../../domain/languages.ts';
 import { ProductContextRow } from './product-context.ts';
 import type { PersonProfile, SocialPost } from '../../domain/enrichment.ts';
 import type { ProspectInsights } from '../../domain/insights.ts';
@@ -23,6 +24,8 @@ export const ProspectRow = defineEntity({
     postsFetchedAt: p.datetime().nullable(),
     insights: p.json<ProspectInsights>().nullable(),
     insightsGeneratedAt: p.datetime().nullable(),
+    /** The language `insights` were written in; null with no insights, or written before languages were recorded. */
+    insightsLanguage: p.enum(LANGUAGES).nullable(),
   },
 });
 
