@@ -17,6 +17,9 @@ interface Received {
   body: string;
 }
 
+/** Answer `HOLD` keeps the request open without an answer (until the receiver closes). */
+const HOLD = 0;
+
 /** A receiver on loopback whose answer per path the test sets (a status, or no answer at all). */
 function startReceiver() {
   const received: Received[] = [];
@@ -28,6 +31,7 @@ function startReceiver() {
       received.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body });
       const queue = answers.get(req.url ?? '') ?? [];
       const status = queue.length > 1 ? queue.shift()! : (queue[0] ?? 204);
+      if (status === HOLD) return;
       if (status === 302) res.setHeader('location', 'https://example.com/elsewhere');
       res.statusCode = status;
       res.end();
@@ -39,7 +43,11 @@ function startReceiver() {
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         received,
         answer: (path, ...statuses) => answers.set(path, statuses),
-        close: () => new Promise((done) => server.close(() => done())),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       }),
     ),
   );
@@ -69,14 +77,7 @@ describe('completion webhooks', () => {
     receiver = await startReceiver();
     stack = await startTestStack({ apiEnv: { WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1' } });
     connection = await NativeConnection.connect({ address: stack.config.temporal.address });
-    worker = await createWebhookWorker({
-      connection,
-      namespace: stack.config.temporal.namespace,
-      researchTaskQueue: stack.config.temporal.taskQueue,
-      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-      deps: { orm: stack.orm, webhooks, clock: () => new Date() },
-    });
-    workerDone = worker.run();
+    await startDeliveryWorker();
     dispatcher = await startWebhookDispatcher({
       orm: stack.orm,
       temporal: stack.temporal,
@@ -94,6 +95,17 @@ describe('completion webhooks', () => {
     await stack?.stop();
     await receiver?.close();
   });
+
+  async function startDeliveryWorker(): Promise<void> {
+    worker = await createWebhookWorker({
+      connection,
+      namespace: stack.config.temporal.namespace,
+      researchTaskQueue: stack.config.temporal.taskQueue,
+      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+      deps: { orm: stack.orm, webhooks, clock: () => new Date() },
+    });
+    workerDone = worker.run();
+  }
 
   const em = () => stack.orm.em.fork();
   const deliveriesOf = (accountId: number, endpointId: number) => listDeliveries(em(), accountId, endpointId);
@@ -230,6 +242,45 @@ describe('completion webhooks', () => {
     // Never in a list reply.
     expect(JSON.stringify(await listEndpoints(em(), customer.accountId, new Date()))).not.toContain('whsec_');
   }, 60_000);
+
+  it('signs the attempts after a rotation with both secrets, for a delivery already being retried', async () => {
+    const customer = await stack.createCustomer('growth');
+    receiver.answer('/rotating', 503, 204);
+    const { endpoint, secret: oldSecret } = await createEndpoint(em(), webhooks.secretKey, { accountId: customer.accountId, url: `${receiver.url}/rotating`, events: ['research.completed'] }, new Date());
+    await enqueueTestEvent(em(), customer.accountId, endpoint.id, new Date());
+    await until(async () => (await deliveriesOf(customer.accountId, endpoint.id))[0]?.attempts === 1);
+
+    const newSecret = (await rotateSecret(em(), webhooks.secretKey, customer.accountId, endpoint.id, new Date()))!;
+    await until(async () => (await deliveriesOf(customer.accountId, endpoint.id))[0]?.status === 'delivered', 40_000);
+    const [first, second] = receiver.received.filter((each) => each.path === '/rotating');
+    expect(first!.headers['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(new Webhook(oldSecret).verify(first!.body, first!.headers)).toMatchObject({ type: 'webhook.test' });
+    // The same event (one id), now verifiable by a receiver that already switched and by one that has not yet.
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(new Webhook(newSecret).verify(second!.body, second!.headers)).toMatchObject({ type: 'webhook.test' });
+    expect(new Webhook(oldSecret).verify(second!.body, second!.headers)).toMatchObject({ type: 'webhook.test' });
+  }, 60_000);
+
+  it('delivers at least once when the delivery worker stops in the middle of an attempt', async () => {
+    const customer = await stack.createCustomer('growth');
+    receiver.answer('/interrupted', HOLD, 204);
+    const { endpoint } = await createEndpoint(em(), webhooks.secretKey, { accountId: customer.accountId, url: `${receiver.url}/interrupted`, events: ['research.completed'] }, new Date());
+    await enqueueTestEvent(em(), customer.accountId, endpoint.id, new Date());
+    await until(async () => receiver.received.some((each) => each.path === '/interrupted'));
+
+    // The attempt is waiting on the endpoint when its worker goes; another worker takes the delivery over.
+    worker.shutdown();
+    await workerDone;
+    await startDeliveryWorker();
+    const [delivered] = await until(async () => {
+      const rows = await deliveriesOf(customer.accountId, endpoint.id);
+      return rows[0]?.status === 'delivered' && rows;
+    }, 60_000);
+    expect(delivered.lastStatusCode).toBe(204);
+    const sent = receiver.received.filter((each) => each.path === '/interrupted');
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(sent.map((each) => each.headers['webhook-id']))).toEqual(new Set([delivered.id]));
+  }, 90_000);
 
   it('refuses private addresses and plain http when the development allowance is off', async () => {
     const none = new Set<string>();
