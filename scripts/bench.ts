@@ -19,6 +19,8 @@
 //   --dashboard-jobs N                    jobs on the dashboard part's account (default 10000); 200 requests per call
 //   --webhook-levels 1,50                 jobs in flight for the webhook latency part (jobs per level: max(20, 2 × in flight))
 //   --temporal-fsync                      keep the dev server's fsync per history event
+//   --temporal-config k=v,k=v             dynamic config of the dev server over the project's defaults
+//                                         (e.g. system.enableActivityEagerExecution=false, to measure without it)
 //   --keep                                keep the work directory (logs, data)
 // BENCH_CPU_PROF=1 runs the worker and the API with --cpu-prof (profiles in <work dir>/profiles; add --keep).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -58,6 +60,7 @@ const { values: flags } = parseArgs({
     'dashboard-jobs': { type: 'string' },
     'webhook-levels': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
+    'temporal-config': { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -87,6 +90,9 @@ const settings = {
   dashboardJobs: number('dashboard-jobs', quick ? 2_000 : 10_000),
   dashboardRequests: quick ? 50 : 200,
   temporalFsync: flags['temporal-fsync'],
+  temporalDynamicConfig: Object.fromEntries(
+    (flags['temporal-config'] ?? '').split(',').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  ),
 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -99,7 +105,7 @@ if (mail) {
 // The webhook part's receiver runs here, on loopback: the worker is told it may deliver there (development allowance).
 const receiver = parts.has('webhooks') ? await startWebhookReceiver({ port: 0 }) : null;
 if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
-const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync });
+const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: settings.temporalDynamicConfig });
 let webhookResults: WebhookBenchResult | null = null;
 const results: BenchResults = {};
 try {
@@ -146,7 +152,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');

@@ -28,6 +28,8 @@ export interface LocalServicesOptions {
   isolateChildren?: boolean;
   /** SQLite pragmas for the Temporal dev server's state file (throwaway stacks, e.g. `synchronous=off`). */
   temporalSqlitePragmas?: string[];
+  /** Dynamic config for the Temporal dev server over the project's defaults (bench experiments). */
+  temporalDynamicConfig?: Record<string, string | number | boolean>;
 }
 
 export interface LocalServices {
@@ -111,6 +113,7 @@ export async function startLocalServices(options: LocalServicesOptions): Promise
           uiPort: ports.temporalUi,
           dbFile,
           sqlitePragmas: options.temporalSqlitePragmas,
+          dynamicConfig: options.temporalDynamicConfig,
           logFile: join(logDir, 'temporal.log'),
           detached,
         });

@@ -68,6 +68,8 @@ export async function startTemporalDevServer(options: {
   logFile: string;
   /** In its own process group: a terminal's Ctrl-C does not reach it; its starter stops it. */
   detached?: boolean;
+  /** Dynamic config over the defaults above (the bench's experiments, `--temporal-config`). */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }): Promise<TemporalDevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
   if (options.uiPort === null) args.push('--headless');
@@ -79,7 +81,7 @@ export async function startTemporalDevServer(options: {
   }
   // Operators find research jobs by account, and CRM Schedules and runs by account and product.
   for (const [name, type] of Object.entries({ ...RESEARCH_SEARCH_ATTRIBUTES, ...CRM_SEARCH_ATTRIBUTES })) args.push('--search-attribute', `${name}=${type}`);
-  for (const [name, value] of Object.entries(DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${name}=${value}`);
+  for (const [name, value] of Object.entries({ ...DYNAMIC_CONFIG, ...options.dynamicConfig })) args.push('--dynamic-config-value', `${name}=${value}`);
 
   const server = startProcess('temporal', options.binary, args, { logFile: options.logFile, detached: options.detached ?? false });
   const address = `127.0.0.1:${options.port}`;

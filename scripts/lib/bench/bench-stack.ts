@@ -22,6 +22,8 @@ export interface BenchStack {
   /** Inspector ports of the worker and the API (see collect-garbage.ts). */
   inspectorPorts: { worker: number; api: number };
   temporalSqlitePragmas: string[];
+  /** Dynamic config given over the dev server's defaults (`--temporal-config`). */
+  temporalDynamicConfig: Record<string, string>;
   /** A key of a fresh Scale account with credits for every job of the run. */
   newApiKey(label: string): Promise<string>;
   setProviderLatency(latency: LatencyMap): Promise<void>;
@@ -37,7 +39,11 @@ const OUTSIDE_SYSTEMS = /^(DATABASE_URL|TEMPORAL_ADDRESS|TEMPORAL_TASK_QUEUE|OPE
  * PostgreSQL, the Temporal dev server, the provider world, the model sandbox,
  * and the worker and the API as processes (their pids, for memory readings).
  */
-export async function startBenchStack(options: { log: (line: string) => void; temporalFsync: boolean }): Promise<BenchStack> {
+export async function startBenchStack(options: {
+  log: (line: string) => void;
+  temporalFsync: boolean;
+  temporalDynamicConfig?: Record<string, string>;
+}): Promise<BenchStack> {
   const workDir = mkdtempSync(join(tmpdir(), 'prospect-bench-'));
   chmodSync(workDir, 0o755); // the PostgreSQL server user must reach its data directory inside
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !OUTSIDE_SYSTEMS.test(name)));
@@ -46,7 +52,8 @@ export async function startBenchStack(options: { log: (line: string) => void; te
   // more than a whole cache hit (the dev server's SQLite is not what is
   // measured; production Temporal has its own database).
   const temporalSqlitePragmas = options.temporalFsync ? [] : ['journal_mode=wal', 'synchronous=off'];
-  const services = await startLocalServices({ dataDir: workDir, ports, env, log: options.log, temporalSqlitePragmas });
+  const temporalDynamicConfig = options.temporalDynamicConfig ?? {};
+  const services = await startLocalServices({ dataDir: workDir, ports, env, log: options.log, temporalSqlitePragmas, temporalDynamicConfig });
   const apps: ManagedProcess[] = [];
   let orm: Orm | null = null;
   const stop = async (keep: boolean) => {
@@ -95,6 +102,7 @@ export async function startBenchStack(options: { log: (line: string) => void; te
       pids: { worker: worker.child.pid!, api: api.child.pid! },
       inspectorPorts,
       temporalSqlitePragmas,
+      temporalDynamicConfig,
       async newApiKey(label) {
         const account = await createAccount(ormHandle.em.fork(), { ownerEmail: `bench-${label}@example.com`, plan: 'scale', language: 'en' }, new Date());
         // Credits are not what is measured: far more than any run submits.

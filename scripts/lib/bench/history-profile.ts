@@ -56,6 +56,10 @@ export interface JobTimeline {
   insightsMs: number;
   /** generateInsights completed → workflow completed (finishResearch and the last workflow task). */
   finishMs: number;
+  /** Per job: workflow tasks completed, activity tasks scheduled, local activities run (what the CPU is paid per). */
+  workflowTasks: number;
+  activityTasks: number;
+  localActivities: number;
 }
 
 const LOOKUPS = new Set(['fetchPerson', 'fetchPersonPosts', 'fetchCompany', 'fetchCompanyPosts', 'fetchCompanyNews', 'fetchDecisionMakers', 'detectTechnologies', 'planCompany']);
@@ -93,7 +97,11 @@ export async function jobTimelines(address: string, workflowIds: string[]): Prom
     const planned = ends.find((end) => end.type === 'startResearch')?.doneMs ?? NaN;
     const lookupsDone = Math.max(...ends.filter((end) => LOOKUPS.has(end.type)).map((end) => end.doneMs));
     const insights = ends.find((end) => end.type === 'generateInsights');
+    const count = (has: (event: HistoryEvent) => unknown) => events.filter(has).length;
     return {
+      workflowTasks: count((event) => event.workflowTaskCompletedEventAttributes),
+      activityTasks: count((event) => event.activityTaskScheduledEventAttributes),
+      localActivities: count((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
       planMs: planned - started,
       lookupsMs: lookupsDone - planned,
       toInsightsMs: (insights?.scheduledMs ?? NaN) - lookupsDone,
@@ -102,5 +110,14 @@ export async function jobTimelines(address: string, workflowIds: string[]): Prom
     };
   });
   const mean = (phase: keyof JobTimeline) => meanOf(phases.map((timeline) => timeline[phase]));
-  return { planMs: mean('planMs'), lookupsMs: mean('lookupsMs'), toInsightsMs: mean('toInsightsMs'), insightsMs: mean('insightsMs'), finishMs: mean('finishMs') };
+  return {
+    planMs: mean('planMs'),
+    lookupsMs: mean('lookupsMs'),
+    toInsightsMs: mean('toInsightsMs'),
+    insightsMs: mean('insightsMs'),
+    finishMs: mean('finishMs'),
+    workflowTasks: mean('workflowTasks'),
+    activityTasks: mean('activityTasks'),
+    localActivities: mean('localActivities'),
+  };
 }

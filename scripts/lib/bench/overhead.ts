@@ -2,6 +2,7 @@ import { completionMsByJob, type BenchStack } from './bench-stack.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
 import { jobTimelines, type JobTimeline } from './history-profile.ts';
 import { runClosedLoop, runJob, summarise, type Percentiles } from './research-client.ts';
+import { cpuBetween, cpuPerJob, stackCpuMs, type CpuPerJob } from './stack-cpu.ts';
 
 export interface OverheadLevel {
   inFlight: number;
@@ -20,6 +21,8 @@ export interface OverheadLevel {
   modelCallsPerJob: number;
   /** Mean phases of the level's last jobs, from their Temporal histories. */
   timeline: JobTimeline;
+  /** CPU of every process of the stack (/proc) while the level ran, per job. */
+  cpu: CpuPerJob;
 }
 
 export interface OverheadOptions {
@@ -71,7 +74,9 @@ export async function measureOverhead(stack: BenchStack, options: OverheadOption
     const batch = take(options.jobsAt(inFlight));
     const modelCallsBefore = await modelCalls(stack);
     log(`Overhead: ${batch.length} uncached jobs, ${inFlight} in flight…`);
+    const cpuBefore = stackCpuMs();
     const { results, wallMs } = await runClosedLoop(batch.length, inFlight, (index) => runJob(stack.apiUrl, apiKey, batch[index].email, { pollMs: options.pollMs }));
+    const cpu = cpuPerJob(cpuBetween(cpuBefore, stackCpuMs()), results.length);
     const modelCallsAfter = await modelCalls(stack);
     const pathByEmail = new Map(batch.map((calls) => [calls.email, pathOf(calls)]));
     const serverMs = await completionMsByJob(stack, results.map((s) => s.researchId));
@@ -89,6 +94,7 @@ export async function measureOverhead(stack: BenchStack, options: OverheadOption
       fromCache: results.filter((s) => s.isFromCache).length,
       modelCallsPerJob: Math.round(((modelCallsAfter - modelCallsBefore) / results.length) * 100) / 100,
       timeline,
+      cpu,
     });
   }
   return levels;
