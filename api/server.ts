@@ -74,6 +74,7 @@ export async function bootstrapApi(
     billing,
     crm,
     webhooks: loadWebhookConfig(env),
+    lists: { taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs },
   });
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);

@@ -16,7 +16,19 @@ export const MAX_RUNNING_LISTS: Record<PlanName, number> = { free: 1, starter: 1
 
 export const LIST_RUN_WORKFLOW_TYPE = 'listRunWorkflow';
 export const listRunWorkflowId = (listId: string) => `list-run-${listId}`;
-export const LIST_ID_SHAPE = /^lst_[0-9A-Za-z]{20,40}$/;
+/** The input of listRunWorkflow (workflows/list-run-workflow.ts). */
+export interface ListRunInput {
+  listId: string;
+  researchTaskQueue: string;
+  deadlineMs: number;
+  /** Rows researched at once; LIST_ITEMS_IN_FLIGHT unless set. */
+  inFlight?: number;
+  /** Continued as new: rows up to this position are behind the run. */
+  afterPosition?: number;
+  isOutOfCredits?: boolean;
+}
+
+export const LIST_ID_SHAPE = /^lst_[0-9A-Za-z]{24}$/;
 
 const columnIndex = z.number().int().min(0).max(10_000);
 export const ZColumnMapping = z.strictObject({

@@ -7,6 +7,7 @@ import type { JobDetail, JobListItem, JobPage } from '../domain/dashboard-replie
 import { PROGRESS_QUERY, type ResearchProgress } from '../domain/research-contract.ts';
 import { hasEnded, type ResearchJobStatus } from '../domain/research-job-status.ts';
 import { iso } from './dashboard-keys.ts';
+import type { ResearchSource } from '../domain/research-fanout.ts';
 
 /** The account's research jobs, newest first, one page at a time (index research_job_account_submitted_idx). */
 export async function listJobs(em: EntityManager, account: IAccount, filter: TJobFilter): Promise<JobPage> {
@@ -25,10 +26,12 @@ export async function listJobs(em: EntityManager, account: IAccount, filter: TJo
   const offset = (filter.page - 1) * JOBS_PAGE_SIZE;
   const [rows, counted] = await Promise.all([
     connection.execute<Array<Record<string, unknown>>>(
-      `select j.id, j.email, j.status, j.error, j.api_key_id, j.submitted_at, j.completed_at, k.display_prefix, p.name as product_name
+      `select j.id, j.email, j.status, j.error, j.api_key_id, j.submitted_at, j.completed_at, k.display_prefix, p.name as product_name,
+              j.source, j.source_ref, pl.name as list_name
        from research_job j
        left join api_key k on k.id = j.api_key_id
        left join product_context p on p.id = j.product_id
+       left join prospect_list pl on j.source = 'list' and pl.id = j.source_ref
        where ${where}
        order by j.submitted_at desc, j.id desc
        limit ${JOBS_PAGE_SIZE} offset ${offset}`,
@@ -49,11 +52,12 @@ export async function listJobs(em: EntityManager, account: IAccount, filter: TJo
 export async function jobDetail(em: EntityManager, temporal: Client, account: IAccount, jobId: string): Promise<JobDetail | null> {
   const rows = await em.getConnection().execute<Array<Record<string, unknown>>>(
     `select j.id, j.email, j.status, j.error, j.api_key_id, j.submitted_at, j.completed_at, j.request, j.completed_reply,
-            k.display_prefix, p.name as product_name,
+            k.display_prefix, p.name as product_name, j.source, j.source_ref, pl.name as list_name,
             exists (select 1 from credit_ledger_entry l where l.research_id = j.id and l.kind = 'refund') as is_refunded
      from research_job j
      left join api_key k on k.id = j.api_key_id
      left join product_context p on p.id = j.product_id
+     left join prospect_list pl on j.source = 'list' and pl.id = j.source_ref
      where j.id = ? and j.account_id = ?`,
     [jobId, account.id],
   );
@@ -96,5 +100,8 @@ function toListItem(row: Record<string, unknown>): JobListItem {
     submittedAt,
     completedAt,
     durationMs: completedAt ? new Date(completedAt).getTime() - new Date(submittedAt).getTime() : null,
+    source: (row.source as ResearchSource | undefined) ?? 'api',
+    listId: row.source === 'list' ? String(row.source_ref) : null,
+    listName: (row.list_name as string | null) ?? null,
   };
 }

@@ -21,6 +21,8 @@ import { billingRouter } from './routes/billing.ts';
 import { crmRouter } from './routes/crm.ts';
 import { jobsRouter } from './routes/jobs.ts';
 import { keysRouter } from './routes/keys.ts';
+import { listsRouter } from './routes/lists.ts';
+import type { ListRunStarts } from '../../services/list-runs.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
 import { loadWebhookConfig, type WebhookConfig } from '../../integrations/webhooks/config.ts';
 
@@ -39,6 +41,8 @@ export interface DashboardDeps {
   crm?: Crm | null;
   /** Webhook secrets' key and the development allow-list (integrations/webhooks/config.ts). */
   webhooks?: WebhookConfig;
+  /** Where list runs start (the research task queue) and their jobs' deadline (issue 20). */
+  lists: Omit<ListRunStarts, 'temporal'>;
 }
 
 export interface Dashboard {
@@ -63,6 +67,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     accountDeletionRouter({ auth, billing: deps.billing, clock: deps.clock, endSessions, pauseCrm: deps.crm ? (accountId) => deps.crm!.onAccountDeleted(accountId) : undefined }),
     crmRouter({ crm: deps.crm ?? null, temporal: deps.temporal, publicUrl: deps.config.publicUrl, clock: deps.clock, logger: deps.logger }),
     webhooksRouter({ clock: deps.clock, webhooks: deps.webhooks ?? loadWebhookConfig() }),
+    listsRouter({ temporal: deps.temporal, clock: deps.clock, logger: deps.logger, lists: deps.lists }),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());
   return {

@@ -37,7 +37,8 @@ export class DashboardClient {
         ...(this.cookies.size > 0 ? { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') } : {}),
         ...headers,
       },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      // Text and bytes go as they are (an uploaded file); anything else as JSON.
+      body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
     });
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
@@ -53,6 +54,13 @@ export class DashboardClient {
       // not JSON: keep the text
     }
     return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  /** A download as its bytes (a BOM included), as a browser saves it. */
+  async download(path: string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const response = await fetch(new URL(path, this.baseUrl), { headers: { 'x-real-ip': this.clientAddress, ...(cookie ? { cookie } : {}) } });
+    return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
   }
 
   get = <T = any>(path: string) => this.call<T>('GET', path);

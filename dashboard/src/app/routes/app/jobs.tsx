@@ -8,6 +8,7 @@ import { useJobs } from '../../../features/jobs/api.ts';
 import { useKeys } from '../../../features/keys/api.ts';
 import { formatDateTime, formatDuration } from '../../../lib/format.ts';
 import { StatusBadge } from '../../../features/jobs/components/status-badge.tsx';
+import { JobSource } from '../../../features/jobs/components/job-source.tsx';
 
 export default function JobsPage() {
   const [params, setParams] = useSearchParams();
@@ -47,7 +48,7 @@ export default function JobsPage() {
       <QueryState query={jobs} label="jobs">
         {(page) =>
           page.total === 0 ? (
-            <Text c="dimmed">No jobs yet. Every POST /research and every CRM contact researched appears here.</Text>
+            <Text c="dimmed">No jobs yet. Every POST /research, every list row and every CRM contact researched appears here.</Text>
           ) : (
             <>
               <Table.ScrollContainer minWidth={800}>
@@ -56,6 +57,7 @@ export default function JobsPage() {
                     <Table.Tr>
                       <Table.Th scope="col">E-mail</Table.Th>
                       <Table.Th scope="col">Product</Table.Th>
+                      <Table.Th scope="col">From</Table.Th>
                       <Table.Th scope="col">Status</Table.Th>
                       <Table.Th scope="col">Submitted</Table.Th>
                       <Table.Th scope="col">Duration</Table.Th>
@@ -70,6 +72,9 @@ export default function JobsPage() {
                           </Anchor>
                         </Table.Th>
                         <Table.Td>{job.productName ?? '—'}</Table.Td>
+                        <Table.Td>
+                          <JobSource job={job} />
+                        </Table.Td>
                         <Table.Td>
                           <StatusBadge status={job.status} />
                         </Table.Td>
