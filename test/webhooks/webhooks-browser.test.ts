@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('the Webhooks page in Chromium', () => {
-  it('adds an endpoint, reveals its secret, sends a test event that the receiver verifies, pauses, rotates and resends', async () => {
+  it('adds an endpoint, reveals its secret, sends a test event that the receiver verifies, pauses, rotates, resends and deletes it after asking', async () => {
     const email = `hooks-${Date.now()}@example.com`;
     await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
     const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
@@ -94,6 +94,21 @@ describe('the Webhooks page in Chromium', () => {
     expect(await seriousAccessibilityFindings(page)).toEqual([]);
     await card.getByRole('button', { name: 'Resume' }).click();
     await card.getByText('Active', { exact: true }).waitFor();
+
+    // Deleting asks first; Cancel keeps the endpoint, the confirmation removes it and its deliveries.
+    await card.getByRole('button', { name: 'Delete endpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete webhook endpoint' });
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain('This cannot be undone.');
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await card.waitFor();
+    await card.getByRole('button', { name: 'Delete endpoint' }).click();
+    await dialog.getByRole('button', { name: 'Delete endpoint' }).click();
+    await card.waitFor({ state: 'detached' });
+    await page.getByText('No endpoints yet.').waitFor();
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
     await context.close();
   }, 120_000);
 });

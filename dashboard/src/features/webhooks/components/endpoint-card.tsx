@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Code, Group, Modal, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
@@ -24,8 +24,8 @@ export function EndpointCard({ endpoint }: { endpoint: EndpointView }) {
   const rotate = useRotateSecret();
   const test = useSendTestEvent();
   const update = useUpdateEndpoint();
-  const remove = useDeleteEndpoint();
-  const error = reveal.error ?? rotate.error ?? test.error ?? update.error ?? remove.error;
+  const [isDeleting, setIsDeleting] = useState(false);
+  const error = reveal.error ?? rotate.error ?? test.error ?? update.error;
   const isActive = endpoint.status === 'active';
 
   return (
@@ -72,7 +72,7 @@ export function EndpointCard({ endpoint }: { endpoint: EndpointView }) {
           <Button variant="default" size="xs" loading={update.isPending} onClick={() => update.mutate({ endpointId: endpoint.id, isPaused: isActive })}>
             {isActive ? 'Pause' : 'Resume'}
           </Button>
-          <Button variant="default" color="red" size="xs" loading={remove.isPending} onClick={() => remove.mutate(endpoint.id)}>
+          <Button variant="default" color="red" size="xs" onClick={() => setIsDeleting(true)}>
             Delete endpoint
           </Button>
         </Group>
@@ -84,6 +84,36 @@ export function EndpointCard({ endpoint }: { endpoint: EndpointView }) {
         </Title>
         <DeliveriesTable endpointId={endpoint.id} url={endpoint.url} />
       </Stack>
+      <DeleteEndpointDialog endpoint={isDeleting ? endpoint : null} onClose={() => setIsDeleting(false)} />
     </Card>
+  );
+}
+
+function DeleteEndpointDialog({ endpoint, onClose }: { endpoint: EndpointView | null; onClose(): void }) {
+  const remove = useDeleteEndpoint();
+  const close = () => {
+    remove.reset();
+    onClose();
+  };
+  return (
+    <Modal opened={endpoint !== null} onClose={close} title="Delete webhook endpoint">
+      {endpoint && (
+        <Stack>
+          <Text style={{ wordBreak: 'break-all' }}>
+            {endpoint.url} gets no more deliveries, not even the retries still pending, and its delivery history and signing secrets are
+            deleted. This cannot be undone.
+          </Text>
+          <FormError error={remove.error} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button color="red" loading={remove.isPending} onClick={() => remove.mutate(endpoint.id, { onSuccess: close })}>
+              Delete endpoint
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
   );
 }
