@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CRM_SEARCH_ATTRIBUTES } from '../../domain/crm.ts';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../domain/research-contract.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 import { ensureTemporalCli } from '../../scripts/lib/temporal-server.ts';
@@ -51,11 +52,11 @@ describe('docker-compose.temporal.yml', () => {
     expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'temporal-postgresql', DYNAMIC_CONFIG_FILE_PATH: 'config/dynamicconfig/docker.yaml' });
   });
 
-  it('registers every search attribute the API sets on research workflows', () => {
+  it('registers every search attribute the app sets on research workflows, CRM Schedules and sync runs', () => {
     const setup = services['temporal-setup']!.command!.join('\n');
-    for (const [name, type] of Object.entries(RESEARCH_SEARCH_ATTRIBUTES)) {
-      expect(setup).toContain(`--name ${name} --type ${type}`);
-      expect(setup).toContain(`grep -q ${name}`);
+    expect(setup).toContain('temporal operator search-attribute create --namespace "$$NAMESPACE" --name "$$1" --type "$$2"');
+    for (const [name, type] of Object.entries({ ...RESEARCH_SEARCH_ATTRIBUTES, ...CRM_SEARCH_ATTRIBUTES })) {
+      expect(setup).toContain(`ensure_attribute ${name} ${type}`);
     }
   });
 
