@@ -11,6 +11,7 @@ import { planLabel } from '../../../domain/plans.ts';
 const NAVIGATION = [
   { to: '/keys', label: 'API keys' },
   { to: '/jobs', label: 'Jobs' },
+  { to: '/lists', label: 'Lists' },
   { to: '/usage', label: 'Usage' },
   { to: '/crm', label: 'CRM' },
   { to: '/webhooks', label: 'Webhooks' },

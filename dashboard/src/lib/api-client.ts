@@ -30,8 +30,9 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     response = await fetch(`${BASE}${path}`, {
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
       credentials: 'same-origin',
-      headers: init.body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      headers: init.body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': contentType(init.body) },
+      // A file (a list's CSV) goes as its raw bytes; everything else as JSON.
+      body: init.body === undefined ? undefined : init.body instanceof Blob ? init.body : JSON.stringify(init.body),
     });
   } catch {
     throw new ConnectionLost();
@@ -40,6 +41,10 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   const body = text ? safeJson(text) : null;
   if (!response.ok) throw new ApiError(response.status, (body ?? {}) as { error?: string; message?: string });
   return body as T;
+}
+
+function contentType(body: unknown): string {
+  return body instanceof Blob ? 'application/octet-stream' : 'application/json';
 }
 
 function safeJson(text: string): unknown {

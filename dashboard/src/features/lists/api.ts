@@ -1,0 +1,64 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { KeyList } from '../../../../domain/dashboard-replies.ts';
+import type { ColumnMapping, ListPreview } from '../../../../domain/list-fields.ts';
+import { isListRunning, type ListLimits, type ListProgress, type ListRowReply, type ListSummary, type TListPatch } from '../../../../domain/lists.ts';
+import { api } from '../../lib/api-client.ts';
+
+// The Lists page's calls (/work/notes/lists-contract.md): a list is uploaded as a
+// draft, mapped and previewed by the server, then started; its page polls it.
+
+export interface ListDraft extends ListSummary {
+  headers: string[];
+  mapping: ColumnMapping;
+  skipFlagged: boolean;
+  preview: ListPreview | null;
+  mappingError: string | null;
+  /** The first data rows, when the server sends them: what each column holds. */
+  sampleRows?: string[][];
+}
+
+export interface ListDetail {
+  list: ListDraft | ListSummary;
+  progress: ListProgress;
+  rows: ListRowReply[];
+}
+
+export const isDraft = (list: ListDraft | ListSummary): list is ListDraft => list.status === 'draft';
+
+export const listsQueryOptions = () => queryOptions({ queryKey: ['lists'], queryFn: () => api<{ lists: ListSummary[]; limits: ListLimits }>('/lists') });
+export const useLists = () => useQuery(listsQueryOptions());
+
+/** A running list is polled every two seconds; a draft or finished one is read once. */
+export const useList = (listId: string) =>
+  useQuery({
+    queryKey: ['lists', listId],
+    queryFn: () => api<ListDetail>(`/lists/${encodeURIComponent(listId)}`),
+    refetchInterval: (query) => (query.state.data && isListRunning(query.state.data.list.status) ? 2_000 : false),
+    retry: (count, error) => !('status' in error && error.status === 404) && count < 2,
+  });
+
+/** The keys to choose from: their product context and the account's language apply to every row. */
+export const useListKeys = () => useQuery({ queryKey: ['keys'], queryFn: () => api<KeyList>('/keys') });
+
+function useListMutation<TInput, TResult>(request: (input: TInput) => Promise<TResult>) {
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn: request, onSettled: () => queryClient.invalidateQueries({ queryKey: ['lists'] }) });
+}
+
+export const useUploadList = () =>
+  useListMutation((file: File) => api<{ list: ListDraft }>(`/lists?name=${encodeURIComponent(file.name)}`, { body: file }));
+export const usePasteList = () => useListMutation((pasted: string) => api<{ list: ListDraft }>('/lists', { body: { pasted } }));
+/** The reply carries the recomputed preview: it replaces the draft at once, so the selects never show the old mapping. */
+export function useUpdateList(listId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (patch: TListPatch) => api<{ list: ListDraft }>(`/lists/${encodeURIComponent(listId)}`, { method: 'PATCH', body: patch }),
+    onSuccess: ({ list }) => queryClient.setQueryData<ListDetail>(['lists', listId], (detail) => (detail ? { ...detail, list } : detail)),
+  });
+}
+export const useStartList = (listId: string) =>
+  useListMutation((expectedRows: number) => api<{ list: ListSummary }>(`/lists/${encodeURIComponent(listId)}/start`, { body: { expectedRows } }));
+export const useCancelList = (listId: string) => useListMutation(() => api<{ list: ListSummary }>(`/lists/${encodeURIComponent(listId)}/cancel`, { body: {} }));
+export const useDeleteList = (listId: string) => useListMutation(() => api(`/lists/${encodeURIComponent(listId)}`, { method: 'DELETE' }));
+
+export const resultsUrl = (listId: string, format: 'csv' | 'jsonl') => `/app/api/lists/${encodeURIComponent(listId)}/results.${format}`;

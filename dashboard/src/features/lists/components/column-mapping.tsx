@@ -1,0 +1,57 @@
+import { Alert, Card, NativeSelect, SimpleGrid, Text, Title } from '@mantine/core';
+import { LIST_FIELD_LABELS, LIST_FIELDS, type ColumnMapping, type ListField } from '../../../../../domain/list-fields.ts';
+
+const NOT_USED = '';
+
+/**
+ * One select per column of the file: which field it fills. A field sits on one
+ * column at most, so choosing it for a column takes it off the one it was on.
+ */
+export function ColumnMappingCard(props: {
+  headers: string[];
+  sampleRows?: string[][];
+  mapping: ColumnMapping;
+  mappingError: string | null;
+  isSaving: boolean;
+  onChange(mapping: ColumnMapping): void;
+}) {
+  const { headers, sampleRows = [], mapping, mappingError } = props;
+  const fieldOf = (column: number) => LIST_FIELDS.find((field) => mapping[field] === column) ?? NOT_USED;
+  const choose = (column: number, value: string) => {
+    const next: ColumnMapping = Object.fromEntries(Object.entries(mapping).filter(([, index]) => index !== column));
+    if (value !== NOT_USED) next[value as ListField] = column;
+    props.onChange(next);
+  };
+  return (
+    <Card withBorder component="section" aria-labelledby="mapping-heading">
+      <Title order={2} size="h4" id="mapping-heading" mb="xs">
+        Columns
+      </Title>
+      <Text size="sm" mb="sm">
+        Guessed from the headers; change any of them. Only the e-mail column is required; names, companies and profile links help the research find
+        the right person.
+      </Text>
+      {mappingError && (
+        <Alert color="red" role="alert" title="Choose the e-mail column" mb="sm">
+          {mappingError}
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+        {headers.map((header, column) => {
+          const samples = sampleRows.map((row) => row[column]).filter(Boolean).slice(0, 3);
+          return (
+            <NativeSelect
+              key={column}
+              label={`Column ${column + 1}: ${header}`}
+              description={samples.length > 0 ? `e.g. ${samples.join(', ')}` : undefined}
+              value={fieldOf(column)}
+              disabled={props.isSaving}
+              onChange={(event) => choose(column, event.currentTarget.value)}
+              data={[{ value: NOT_USED, label: 'Not used' }, ...LIST_FIELDS.map((field) => ({ value: field, label: LIST_FIELD_LABELS[field] }))]}
+            />
+          );
+        })}
+      </SimpleGrid>
+    </Card>
+  );
+}

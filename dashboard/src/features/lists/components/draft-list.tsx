@@ -1,0 +1,108 @@
+import { Alert, Anchor, Button, Card, Group, NativeSelect, Stack, Text, Title } from '@mantine/core';
+import { Link, useNavigate } from 'react-router';
+import { formatCount } from '../../../../../domain/list-fields.ts';
+import { FormError } from '../../../components/auth-layout.tsx';
+import { useDeleteList, useListKeys, useLists, useStartList, useUpdateList, type ListDraft } from '../api.ts';
+import { ColumnMappingCard } from './column-mapping.tsx';
+import { LimitsNotice } from './limits-notice.tsx';
+import { PreviewCard } from './preview-card.tsx';
+
+/** A draft: choose the key, map the columns, check the preview, start. Nothing is charged before Start. */
+export function DraftList({ list }: { list: ListDraft }) {
+  const update = useUpdateList(list.id);
+  return (
+    <Stack maw={1100}>
+      <Text>Nothing is charged until you start the list. Each row is researched like an API request with the key you choose.</Text>
+      <KeyCard list={list} isSaving={update.isPending} onChange={(apiKeyId) => update.mutate({ apiKeyId })} />
+      <ColumnMappingCard
+        headers={list.headers}
+        sampleRows={list.sampleRows}
+        mapping={list.mapping}
+        mappingError={list.mappingError}
+        isSaving={update.isPending}
+        onChange={(mapping) => update.mutate({ mapping })}
+      />
+      <FormError error={update.error} />
+      {list.preview && (
+        <PreviewCard preview={list.preview} skipFlagged={list.skipFlagged} isSaving={update.isPending} onSkipFlagged={(skipFlagged) => update.mutate({ skipFlagged })} />
+      )}
+      <StartCard list={list} />
+    </Stack>
+  );
+}
+
+function KeyCard({ list, isSaving, onChange }: { list: ListDraft; isSaving: boolean; onChange(apiKeyId: number): void }) {
+  const keys = useListKeys();
+  const usable = (keys.data?.keys ?? []).filter((key) => key.status === 'active' && key.product !== null);
+  return (
+    <Card withBorder component="section" aria-labelledby="key-heading">
+      <Title order={2} size="h4" id="key-heading" mb="xs">
+        Key
+      </Title>
+      {keys.isSuccess && usable.length === 0 ? (
+        <Alert color="yellow" title="No key with a product yet">
+          A list is researched for a product, like an API request.{' '}
+          <Anchor component={Link} to="/keys">
+            Create an API key with its product
+          </Anchor>{' '}
+          first.
+        </Alert>
+      ) : (
+        <NativeSelect
+          label="API key"
+          description="Its product context (what you sell, to whom) shapes the opening talk and synergy points; your language preference applies to every row."
+          value={list.apiKeyId === null ? '' : String(list.apiKeyId)}
+          disabled={isSaving || !keys.isSuccess}
+          onChange={(event) => event.currentTarget.value && onChange(Number(event.currentTarget.value))}
+          data={[
+            ...(list.apiKeyId === null ? [{ value: '', label: 'Choose a key' }] : []),
+            ...usable.map((key) => ({ value: String(key.id), label: `${key.product?.name ?? 'No product'} (${key.prefix}…)` })),
+          ]}
+          maw={480}
+        />
+      )}
+    </Card>
+  );
+}
+
+function StartCard({ list }: { list: ListDraft }) {
+  const lists = useLists();
+  const start = useStartList(list.id);
+  const remove = useDeleteList(list.id);
+  const navigate = useNavigate();
+  const limits = lists.data?.limits;
+  const willRun = list.preview?.willRun ?? 0;
+  const blocker = list.mappingError
+    ? 'Choose the e-mail column first.'
+    : list.apiKeyId === null
+      ? 'Choose a key first.'
+      : willRun === 0
+        ? 'No row can run: see the check above.'
+        : limits && limits.running >= limits.maxRunning
+          ? 'Wait until a running list ends.'
+          : null;
+  return (
+    <Card withBorder component="section" aria-labelledby="start-heading">
+      <Title order={2} size="h4" id="start-heading" mb="xs">
+        Start
+      </Title>
+      <Stack>
+        {limits && <LimitsNotice limits={limits} />}
+        <FormError error={start.error ?? remove.error} />
+        <Group>
+          <Button disabled={blocker !== null} loading={start.isPending} onClick={() => start.mutate(willRun)} aria-describedby={blocker ? 'start-blocker' : undefined}>
+            {`Start researching ${formatCount(willRun)} ${willRun === 1 ? 'row' : 'rows'}`}
+          </Button>
+          <Button variant="default" color="red" loading={remove.isPending} onClick={() => remove.mutate(undefined, { onSuccess: () => void navigate('/lists') })}>
+            Delete this draft
+          </Button>
+        </Group>
+        {blocker && (
+          <Text size="sm" id="start-blocker">
+            {blocker}
+          </Text>
+        )}
+      </Stack>
+    </Card>
+  );
+}

@@ -1,0 +1,191 @@
+import { Alert, Anchor, Badge, Button, Card, Group, Modal, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { formatCount } from '../../../../../domain/list-fields.ts';
+import { isListRunning, type ListProgress, type ListRowReply, type ListRowStatus, type ListStatus, type ListSummary } from '../../../../../domain/lists.ts';
+import { FormError } from '../../../components/auth-layout.tsx';
+import { formatDateTime } from '../../../lib/format.ts';
+import { resultsUrl, useCancelList } from '../api.ts';
+
+export const LIST_STATUS_WORDS: Record<ListStatus, { label: string; color: string }> = {
+  draft: { label: 'Draft', color: 'gray' },
+  running: { label: 'Running', color: 'blue' },
+  cancelling: { label: 'Cancelling', color: 'yellow' },
+  completed: { label: 'Finished', color: 'teal' },
+  cancelled: { label: 'Cancelled', color: 'gray' },
+  stopped_no_credits: { label: 'Stopped: no credits left', color: 'orange' },
+};
+
+const ROW_STATUS_WORDS: Record<ListRowStatus, string> = {
+  pending: 'Waiting',
+  running: 'Researching',
+  completed: 'Completed',
+  failed: 'Failed (refunded)',
+  skipped: 'Skipped',
+  not_charged: 'Not run (not charged)',
+};
+
+export function ListStatusBadge({ status }: { status: ListStatus }) {
+  const { label, color } = LIST_STATUS_WORDS[status];
+  return (
+    <Badge color={color} variant="light">
+      {label}
+    </Badge>
+  );
+}
+
+/** A started list: live progress, Cancel while it runs, the downloads, and every row with its job. */
+export function ListRun({ list, progress, rows }: { list: ListSummary; progress: ListProgress; rows: ListRowReply[] }) {
+  const [isCancelOpen, setCancelOpen] = useState(false);
+  const finished = progress.done + progress.failed + progress.notCharged;
+  const percent = progress.total === 0 ? 100 : Math.round((finished / progress.total) * 100);
+  const isRunning = isListRunning(list.status);
+  return (
+    <Stack>
+      <Card withBorder component="section" aria-labelledby="progress-heading">
+        <Group justify="space-between" mb="xs">
+          <Title order={2} size="h4" id="progress-heading">
+            Progress
+          </Title>
+          <ListStatusBadge status={list.status} />
+        </Group>
+        <Progress value={percent} size="lg" aria-label="List progress" animated={isRunning} mb="xs" />
+        <Text role="status">
+          {formatCount(progress.done)} done, {formatCount(progress.failed)} failed, {formatCount(progress.remaining)} remaining
+          {progress.notCharged > 0 && `, ${formatCount(progress.notCharged)} not run (not charged)`}
+          {isRunning && ` · ${timeLeft(progress.etaSeconds)}`}
+        </Text>
+        <StopNotice list={list} progress={progress} />
+        <Group mt="md">
+          {isRunning && (
+            <Button color="red" variant="light" disabled={list.status === 'cancelling'} onClick={() => setCancelOpen(true)}>
+              {list.status === 'cancelling' ? 'Cancelling…' : 'Cancel list'}
+            </Button>
+          )}
+          <Button component="a" href={resultsUrl(list.id, 'csv')} download variant="default">
+            Download CSV
+          </Button>
+          <Button component="a" href={resultsUrl(list.id, 'jsonl')} download variant="default">
+            Download JSON Lines
+          </Button>
+        </Group>
+        {isRunning && (
+          <Text size="sm" c="dimmed" mt="xs">
+            The downloads hold the rows finished so far; download again when the list ends.
+          </Text>
+        )}
+      </Card>
+      <RowsCard rows={rows} />
+      <CancelListDialog list={list} opened={isCancelOpen} onClose={() => setCancelOpen(false)} />
+    </Stack>
+  );
+}
+
+function StopNotice({ list, progress }: { list: ListSummary; progress: ListProgress }) {
+  if (list.status === 'stopped_no_credits' || list.stoppedReason === 'credits_exhausted') {
+    return (
+      <Alert color="orange" title="The credits ran out" mt="sm">
+        {formatCount(progress.notCharged)} rows were not started and not charged. Credits reset at the start of the next billing cycle, or{' '}
+        <Anchor component={Link} to="/billing">
+          change your plan on the Billing page
+        </Anchor>
+        .
+      </Alert>
+    );
+  }
+  if (list.status === 'cancelled' || list.status === 'cancelling') {
+    return (
+      <Alert color="gray" title={list.status === 'cancelling' ? 'Cancelling' : 'Cancelled'} mt="sm">
+        Rows not yet started are not run and not charged; rows already being researched finish and are charged like any job.
+        {list.finishedAt && ` Cancelled ${formatDateTime(list.finishedAt)}.`}
+      </Alert>
+    );
+  }
+  if (list.status === 'completed') {
+    return (
+      <Text size="sm" mt="xs">
+        Finished {formatDateTime(list.finishedAt)}.
+      </Text>
+    );
+  }
+  return null;
+}
+
+function timeLeft(seconds: number | null): string {
+  if (seconds === null) return 'estimating the time left';
+  if (seconds < 60) return 'less than a minute left';
+  const minutes = Math.round(seconds / 60);
+  return minutes < 90 ? `about ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} left` : `about ${Math.round(minutes / 60)} hours left`;
+}
+
+function RowsCard({ rows }: { rows: ListRowReply[] }) {
+  return (
+    <Card withBorder component="section" aria-labelledby="rows-heading">
+      <Title order={2} size="h4" id="rows-heading" mb="xs">
+        Rows
+      </Title>
+      <div role="region" aria-label="Rows (scrollable)" tabIndex={0} style={{ maxHeight: 480, overflow: 'auto' }}>
+        <Table striped stickyHeader aria-label="Rows of the list">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Row</Table.Th>
+              <Table.Th scope="col">E-mail</Table.Th>
+              <Table.Th scope="col">Status</Table.Th>
+              <Table.Th scope="col">Result</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((row) => (
+              <Table.Tr key={row.rowNumber}>
+                <Table.Td>{row.rowNumber}</Table.Td>
+                <Table.Td>{row.email ?? '—'}</Table.Td>
+                <Table.Td>{ROW_STATUS_WORDS[row.status]}</Table.Td>
+                <Table.Td>
+                  {row.researchId ? (
+                    <Anchor component={Link} to={`/jobs/${row.researchId}`} aria-label={`Job for row ${row.rowNumber}${row.email ? ` (${row.email})` : ''}`}>
+                      View job
+                    </Anchor>
+                  ) : (
+                    row.error ?? ''
+                  )}
+                  {row.researchId && row.error && (
+                    <Text size="sm" c="dimmed">
+                      {row.error}
+                    </Text>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </div>
+    </Card>
+  );
+}
+
+function CancelListDialog({ list, opened, onClose }: { list: ListSummary; opened: boolean; onClose(): void }) {
+  const cancel = useCancelList(list.id);
+  const close = () => {
+    cancel.reset();
+    onClose();
+  };
+  return (
+    <Modal opened={opened} onClose={close} title="Cancel this list?">
+      <Stack>
+        <Text>
+          Rows not yet started are not run and not charged. Rows already being researched finish and are charged like any job; their results stay in the
+          downloads.
+        </Text>
+        <FormError error={cancel.error} />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={close}>
+            Keep running
+          </Button>
+          <Button color="red" loading={cancel.isPending} onClick={() => cancel.mutate(undefined, { onSuccess: close })}>
+            Cancel list {list.name}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
