@@ -4,7 +4,7 @@ import { createRng } from './prng.ts';
 export const ENDPOINTS = [
   'pdl.person', 'pdl.company', 'pdl.person_search',
   'apollo.people_match', 'apollo.organization_enrich',
-  'social.person_posts', 'social.company_posts',
+  'social.person_posts', 'social.profiles', 'social.company_posts',
   'news.everything', 'site',
 ] as const;
 export type EndpointName = (typeof ENDPOINTS)[number];

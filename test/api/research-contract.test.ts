@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZAccepted, ZCompletedStatus, ZRunningStatus } from '../../domain/research-reply.ts';
+import { personPosts } from '../../sandbox/provider-world/posts-and-news.ts';
 import { revokeApiKey } from '../../services/api-keys.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -127,6 +128,9 @@ describe('a research job end to end', () => {
     expect(completed.data.company?.name).toBeTruthy();
     expect(completed.data.decision_makers.length).toBeGreaterThan(0);
     expect(completed._meta?.prospect).toMatchObject({ from_cache: false, source: 'sandbox' });
+    // Posts from Social Fetch's profile-posts listing (issue 16 §4): the newest three, reposts marked.
+    const worldPosts = personPosts(stack.providerWorld.world, person).slice(0, 3);
+    expect(completed.data.prospect?.posts?.map((post) => [post.post_url, post.reshared])).toEqual(worldPosts.map((post) => [post.url, post.reshared]));
   });
 
   it('404 not_found for unknown, malformed and other accounts\' ids, with the same body', async () => {

@@ -7,7 +7,7 @@ import { createSocialPostsClient } from '../../integrations/providers/social-pos
 import { APOLLO_ERRORS, APOLLO_ORGANIZATION_ENRICH_200, APOLLO_PEOPLE_MATCH_200, APOLLO_PEOPLE_MATCH_NONE, apolloRateLimitHeaders } from './fixtures/apollo.ts';
 import { NEWS_ERRORS, NEWS_EVERYTHING_200 } from './fixtures/newsapi.ts';
 import { PDL_COMPANY_ENRICH_200, PDL_ERRORS, PDL_PERSON_ENRICH_200, PDL_PERSON_SEARCH_200, pdlRateLimitHeaders } from './fixtures/pdl.ts';
-import { SOCIAL_COMPANY_POSTS, SOCIAL_PROFILE_FOUND, SOCIAL_PROFILE_NOT_FOUND } from './fixtures/social-fetch.ts';
+import { SOCIAL_COMPANY_POSTS, SOCIAL_PROFILE_POSTS_FOUND, SOCIAL_PROFILE_POSTS_NOT_FOUND } from './fixtures/social-fetch.ts';
 import { startFixtureServer } from './fixture-server.ts';
 import { FAST_RETRY, httpDeps, recordingLogger } from './provider-fixture.ts';
 
@@ -234,21 +234,33 @@ describe('NewsAPI client, documented replies', () => {
 describe('Social Fetch client, documented replies', () => {
   const social = () => createSocialPostsClient(endpoint(), deps());
 
-  it('reads a profile’s recent posts newest first, reposts marked', async () => {
-    server.reply({ body: SOCIAL_PROFILE_FOUND });
+  it('lists a profile’s posts from /v1/linkedin/profiles/posts, newest first, reposts marked', async () => {
+    server.reply({ body: SOCIAL_PROFILE_POSTS_FOUND });
     const posts = await social().personPosts('https://www.linkedin.com/in/jane-doe-123');
     const [request] = server.requests;
-    expect(request.path).toBe('/v1/linkedin/profiles');
+    expect(request.path).toBe('/v1/linkedin/profiles/posts');
     expect(request.query.get('url')).toBe('https://www.linkedin.com/in/jane-doe-123');
+    expect(request.query.get('limit')).toBe('6');
     expect(request.headers['x-api-key']).toBe('key_123');
+    const [first, second] = SOCIAL_PROFILE_POSTS_FOUND.data.posts;
     expect(posts).toEqual([
-      { text: 'Worth reading: how to onboard clients in 10 days.', posted: '2026-06-08 17:05:00', postUrl: SOCIAL_PROFILE_FOUND.data.recentPosts[1].url, reshared: true },
-      { text: 'We just closed our best quarter yet.', posted: '2026-06-01 09:30:00', postUrl: SOCIAL_PROFILE_FOUND.data.recentPosts[0].url, reshared: false },
+      { text: second.text, posted: '2026-06-02 22:49:27', postUrl: second.url, reshared: true },
+      { text: first.text, posted: '2026-05-29 20:14:29', postUrl: first.url, reshared: false },
+    ]);
+  });
+
+  it('reads an article without text by its headline, and skips a post without a date', async () => {
+    const [post] = SOCIAL_PROFILE_POSTS_FOUND.data.posts;
+    const article = { ...post, id: '1', url: 'https://www.linkedin.com/pulse/a', text: null, postType: 'article', headline: 'Why data centers' };
+    const undated = { ...post, id: '2', url: 'https://www.linkedin.com/posts/b', publishedAt: null };
+    server.reply({ body: { ...SOCIAL_PROFILE_POSTS_FOUND, data: { ...SOCIAL_PROFILE_POSTS_FOUND.data, posts: [article, undated] } } });
+    expect(await social().personPosts('https://www.linkedin.com/in/bradsmi')).toEqual([
+      { text: 'Why data centers', posted: '2026-05-29 20:14:29', postUrl: 'https://www.linkedin.com/pulse/a', reshared: false },
     ]);
   });
 
   it('reads `lookupStatus: not_found` as an unknown profile', async () => {
-    server.reply({ body: SOCIAL_PROFILE_NOT_FOUND });
+    server.reply({ body: SOCIAL_PROFILE_POSTS_NOT_FOUND });
     expect(await social().personPosts('https://www.linkedin.com/in/nobody')).toBeNull();
   });
 
@@ -260,8 +272,8 @@ describe('Social Fetch client, documented replies', () => {
     expect(posts).toEqual([{ text: SOCIAL_COMPANY_POSTS.data.posts[0].title, posted: '2026-06-05 10:00:00', postUrl: SOCIAL_COMPANY_POSTS.data.posts[0].url, reshared: false }]);
   });
 
-  it('treats a found profile without `recentPosts` as a protocol error, not as no posts', async () => {
-    server.reply({ body: { data: { lookupStatus: 'found', profile: SOCIAL_PROFILE_FOUND.data.profile } } });
+  it('treats a found profile without `posts` as a protocol error, not as no posts', async () => {
+    server.reply({ body: { data: { lookupStatus: 'found', summary: { returned: 0 } }, meta: SOCIAL_PROFILE_POSTS_FOUND.meta } });
     expect((await failureOf(social().personPosts('https://www.linkedin.com/in/jane-doe-123'))).kind).toBe('protocol');
   });
 

@@ -3,7 +3,7 @@ import { startProviderWorld, type ProviderWorldHandle } from '../../sandbox/prov
 import { APOLLO_ERRORS, APOLLO_ORGANIZATION_ENRICH_200, APOLLO_PEOPLE_MATCH_200 } from '../providers/fixtures/apollo.ts';
 import { NEWS_ERRORS, NEWS_EVERYTHING_200 } from '../providers/fixtures/newsapi.ts';
 import { PDL_COMPANY_ENRICH_200, PDL_ERRORS, PDL_PERSON_ENRICH_200, PDL_PERSON_SEARCH_200 } from '../providers/fixtures/pdl.ts';
-import { SOCIAL_COMPANY_POSTS, SOCIAL_PROFILE_FOUND, SOCIAL_PROFILE_NOT_FOUND } from '../providers/fixtures/social-fetch.ts';
+import { SOCIAL_COMPANY_POSTS, SOCIAL_PROFILE_POSTS_FOUND, SOCIAL_PROFILE_POSTS_NOT_FOUND, SOCIAL_PROFILES_BATCH } from '../providers/fixtures/social-fetch.ts';
 
 // The stand-in must answer in the providers' documented shapes (DESIGN.md
 // "Outside systems"): every key it sends exists in the documented example with
@@ -141,16 +141,38 @@ describe('NewsAPI stand-in', () => {
 });
 
 describe('Social Fetch stand-in', () => {
-  it('answers profile lookups and company posts in the documented shapes', async () => {
+  it('lists a profile’s posts, answers batch profile lookups and company posts in the OpenAPI shapes', async () => {
     const person = world.world.samplePeople({ withPosts: true }, 1)[0];
-    const found = await call(`/social/v1/linkedin/profiles?url=${encodeURIComponent(person.linkedinUrl)}`);
-    expect(shapeMismatches(found.body, SOCIAL_PROFILE_FOUND)).toEqual([]);
-    expect((found.body.data as { recentPosts: unknown[] }).recentPosts.length).toBeGreaterThan(0);
-    const missing = await call(`/social/v1/linkedin/profiles?url=${encodeURIComponent('https://www.linkedin.com/in/nobody-here')}`);
-    expect([missing.status, missing.body]).toEqual([200, SOCIAL_PROFILE_NOT_FOUND]);
+    const found = await call(`/social/v1/linkedin/profiles/posts?url=${encodeURIComponent(person.linkedinUrl)}`);
+    expect(shapeMismatches(found.body, SOCIAL_PROFILE_POSTS_FOUND)).toEqual([]);
+    const posts = (found.body.data as { posts: { postType: string }[] }).posts;
+    expect(posts.length).toBeGreaterThan(0);
+    expect(posts.every((post) => ['post', 'repost'].includes(post.postType))).toBe(true);
+    const missing = await call(`/social/v1/linkedin/profiles/posts?url=${encodeURIComponent('https://www.linkedin.com/in/nobody-here')}`);
+    expect([missing.status, missing.body.data]).toEqual([200, SOCIAL_PROFILE_POSTS_NOT_FOUND.data]);
+
+    const both = [person.linkedinUrl, 'https://www.linkedin.com/in/nobody-here'];
+    const batch = await call(`/social/v1/linkedin/profiles?${both.map((u) => `url=${encodeURIComponent(u)}`).join('&')}`);
+    expect(shapeMismatches(batch.body, SOCIAL_PROFILES_BATCH)).toEqual([]);
+    const { results, summary } = batch.body.data as { results: Record<string, unknown>[]; summary: unknown };
+    expect(results.map((r) => [r.url, r.lookupStatus])).toEqual([[both[0], 'found'], [both[1], 'not_found']]);
+    expect(summary).toEqual({ requestedUrls: 2, found: 1, notFound: 1, errored: 0 });
+    // The older single-profile shape (`data.lookupStatus`, `data.recentPosts`) is gone.
+    expect(batch.body.data).not.toHaveProperty('recentPosts');
+    expect(batch.body.data).not.toHaveProperty('lookupStatus');
+
     const company = world.world.companies[person.company];
-    const posts = await call(`/social/v1/linkedin/companies/posts?url=${encodeURIComponent(company.linkedinUrl)}`);
-    expect(shapeMismatches(posts.body, SOCIAL_COMPANY_POSTS)).toEqual([]);
+    const companyPosts = await call(`/social/v1/linkedin/companies/posts?url=${encodeURIComponent(company.linkedinUrl)}`);
+    expect(shapeMismatches(companyPosts.body, SOCIAL_COMPANY_POSTS)).toEqual([]);
+  });
+
+  it('honours `limit` (1..200) and refuses anything else with 400 bad_request', async () => {
+    const person = world.world.samplePeople({ withPosts: true }, 50).find((p) => p.postCount >= 3)!;
+    const one = await call(`/social/v1/linkedin/profiles/posts?url=${encodeURIComponent(person.linkedinUrl)}&limit=1`);
+    expect((one.body.data as { posts: unknown[] }).posts).toHaveLength(1);
+    expect(one.body.meta).toMatchObject({ creditsCharged: 4, version: 'v1' });
+    const bad = await call(`/social/v1/linkedin/profiles/posts?url=${encodeURIComponent(person.linkedinUrl)}&limit=0`);
+    expect([bad.status, (bad.body.error as { code: string }).code]).toEqual([400, 'bad_request']);
   });
 });
 

@@ -14,6 +14,7 @@ export const DEFAULT_PROVIDER_LATENCIES_MS: EndpointLatencies = {
   'apollo.organization_enrich': 500,
   'pdl.person_search': 700,
   'social.person_posts': 400,
+  'social.profiles': 400,
   'social.company_posts': 300,
   'news.everything': 800,
   site: 300,
@@ -40,7 +41,8 @@ const ROUTES: Array<[RegExp, EndpointName]> = [
   [/\/pdl\/v5\/company\//, 'pdl.company'],
   [/\/apollo\/api\/v1\/people\/match/, 'apollo.people_match'],
   [/\/apollo\/api\/v1\/organizations\/enrich/, 'apollo.organization_enrich'],
-  [/\/social\/v1\/linkedin\/profiles/, 'social.person_posts'],
+  [/\/social\/v1\/linkedin\/profiles\/posts/, 'social.person_posts'],
+  [/\/social\/v1\/linkedin\/profiles/, 'social.profiles'],
   [/\/social\/v1\/linkedin\/companies\/posts/, 'social.company_posts'],
   [/\/news\/v2\/everything/, 'news.everything'],
 ];
