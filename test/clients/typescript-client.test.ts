@@ -186,4 +186,34 @@ describe('the TypeScript client', () => {
     const { stdout } = await run(process.execPath, ['scripts/generate.mjs', '--check'], { cwd: CLIENT_DIR, env: { ...process.env, OPENAPI_URL: `${stack.apiUrl}/openapi.json` } });
     expect(stdout).toContain('matches');
   }, 120_000);
+
+  it('builds into the ESM package with types that its package.json promises, and a plain Node program uses it', async () => {
+    if (!existsSync(join(CLIENT_DIR, 'node_modules/typescript'))) await run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: CLIENT_DIR });
+    await run('npm', ['run', 'build'], { cwd: CLIENT_DIR });
+    const { stdout: packed } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: CLIENT_DIR });
+    const files = (JSON.parse(packed) as [{ files: { path: string }[] }])[0].files.map((file) => file.path);
+    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/webhooks.js', 'package.json']));
+
+    // What a caller's program does after installing the package: import it by its name, verify a webhook, ask for a job's status.
+    const { key, accountId } = await stack.createCustomer('growth');
+    const program = `
+      import { ProspectEnrichment, verifyWebhook, WebhookVerificationError } from '@prospect-enrichment/client';
+      const client = new ProspectEnrichment({ apiKey: process.env.KEY, baseUrl: process.env.BASE_URL });
+      const job = await client.submit({ email: process.env.EMAIL });
+      try { await verifyWebhook({}, '{}', 'whsec_' + Buffer.from('x'.repeat(32)).toString('base64')); } catch (error) { if (!(error instanceof WebhookVerificationError)) throw error; }
+      console.log(JSON.stringify(job));`;
+    // Inside the package's folder, so that its name resolves to itself (the build's dist/, through "exports").
+    const consumer = join(CLIENT_DIR, `.consumer-test-${process.pid}.mjs`);
+    await (await import('node:fs/promises')).writeFile(consumer, program);
+    try {
+      const { stdout } = await run(process.execPath, [consumer], {
+        cwd: CLIENT_DIR,
+        env: { ...process.env, KEY: key, BASE_URL: stack.apiUrl, EMAIL: samplePerson(stack).email },
+      });
+      const job = JSON.parse(stdout.trim()) as { research_id: string };
+      expect((await jobsOf(accountId)).map((row) => row.id)).toEqual([job.research_id]);
+    } finally {
+      await (await import('node:fs/promises')).rm(consumer, { force: true });
+    }
+  }, 180_000);
 });
