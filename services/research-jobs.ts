@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey, ProductContextRow, ResearchJob } from '../db/entities/index.ts';
+import { ResearchJob } from '../db/entities/index.ts';
 import type { AuthenticatedKey } from './api-keys.ts';
 import type { IResearchJob } from '../db/entities/research-job.ts';
 import type { ResearchRequest } from '../domain/research-request.ts';
@@ -9,6 +9,7 @@ import { newResearchId } from '../lib/ids.ts';
 import { countJobEnd, jobMetrics } from '../lib/metrics.ts';
 import { consumeCredit, lockAccount, refundCredit, type CreditRefusal } from './credits.ts';
 import type { UsageAlertSettings } from './usage-alerts.ts';
+import { recordResearchJob } from './workflow-start-outbox.ts';
 
 /** DECISIONS.md: the same Idempotency-Key and body within 24 h returns the first job. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -21,8 +22,9 @@ export type Submission =
   | { outcome: 'idempotency_conflict' };
 
 /**
- * Records a research job and takes its credit in one transaction (DECISIONS.md:
- * never more than the limit under any concurrency). The account row lock also
+ * Records a research job, the intent to start its workflow, and takes its
+ * credit, in one transaction (DECISIONS.md: never more than the limit under
+ * any concurrency; an accepted job runs). The account row lock also
  * serialises concurrent requests that share an Idempotency-Key.
  */
 export async function submitResearchJob(
@@ -46,22 +48,15 @@ export async function submitResearchJob(
     const researchId = newResearchId();
     const credit = await consumeCredit(tx, account, researchId, alerts);
     if (credit.outcome === 'refused') return credit;
-    const job = tx.create(ResearchJob, {
+    const job = recordResearchJob(tx, {
       id: researchId,
-      account,
-      product: input.apiKey.productId === null ? null : tx.getReference(ProductContextRow, input.apiKey.productId),
-      apiKey: tx.getReference(ApiKey, input.apiKey.keyId),
-      email: input.request.email,
+      accountId: account.id,
+      productId: input.apiKey.productId,
+      apiKeyId: input.apiKey.keyId,
       request: input.request,
-      status: 'queued',
-      error: null,
       submittedAt: now,
-      startedAt: null,
-      completedAt: null,
-      completedReply: null,
       idempotencyKey: input.idempotencyKey,
       requestHash: input.requestHash,
-      modelUsage: null,
     });
     return { outcome: 'accepted', job, isMailQueued: credit.isMailQueued };
   });

@@ -20,6 +20,11 @@ export const ResearchJob = defineEntity({
     status: p.enum(RESEARCH_JOB_STATUSES),
     error: p.string().nullable(),
     submittedAt: p.datetime(),
+    /**
+     * Null from the transaction that records the job until its workflow exists:
+     * the intent to start it, which the relay carries out (services/workflow-start-relay.ts).
+     */
+    workflowStartedAt: p.datetime().nullable(),
     startedAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     /** The completed status reply, frozen as the exact JSON text that is sent. */

@@ -8,6 +8,7 @@ import { Migration20261123165000 } from './Migration20261123165000.ts';
 import { Migration20261124222300 } from './Migration20261124222300.ts';
 import { Migration20261124233000 } from './Migration20261124233000.ts';
 import { Migration20261125005515 } from './Migration20261125005515.ts';
+import { Migration20261125010000 } from './Migration20261125010000.ts';
 import { Migration20261125012500 } from './Migration20261125012500.ts';
 
 // Every migration, in order. Append new ones here.
@@ -22,5 +23,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261124222300', class: Migration20261124222300 },
   { name: 'Migration20261124233000', class: Migration20261124233000 },
   { name: 'Migration20261125005515', class: Migration20261125005515 },
+  { name: 'Migration20261125010000', class: Migration20261125010000 },
   { name: 'Migration20261125012500', class: Migration20261125012500 },
 ];
