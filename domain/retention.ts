@@ -25,6 +25,8 @@ export interface PurgeCounts {
   researchHistories: number;
   /** Completion-webhook deliveries, with their job (the payload is its reply), or past 12 months for test events. */
   webhookDeliveries: number;
+  /** Uploaded lists (with their rows) past 12 months, or of a deleted account. */
+  prospectLists: number;
   /** Error logs past 6 months: histories of failed jobs (the rows stay until their 12 months), and the SMTP errors kept on sent or abandoned mail. */
   errorHistories: number;
   mailErrors: number;
@@ -44,6 +46,7 @@ export const PURGE_COUNT_NAMES = [
   'researchJobs',
   'researchHistories',
   'webhookDeliveries',
+  'prospectLists',
   'errorHistories',
   'mailErrors',
   'accountJobs',

@@ -75,9 +75,19 @@ export async function purgeResearchLogs(em: EntityManager, eraser: HistoryEraser
     'delete from webhook_delivery where id in (select id from webhook_delivery where research_id is null and created_at < ? limit ?) returning id',
     [cutoff, batchSize],
   );
+  // An uploaded list (its cells are the prospects' data) is part of its jobs' research log; its rows go with it (cascade).
+  const lists = await em.execute(
+    `delete from prospect_list where id in (select id from prospect_list where created_at < ? and status not in ('running', 'cancelling') limit ?) returning id`,
+    [cutoff, batchSize],
+  );
   return {
-    deleted: { researchJobs: deleted.jobs, researchHistories: deleted.histories, webhookDeliveries: deleted.webhookDeliveries + testEvents.length },
-    hasMore: jobs.length === batchSize || testEvents.length === batchSize,
+    deleted: {
+      researchJobs: deleted.jobs,
+      researchHistories: deleted.histories,
+      webhookDeliveries: deleted.webhookDeliveries + testEvents.length,
+      prospectLists: lists.length,
+    },
+    hasMore: jobs.length === batchSize || testEvents.length === batchSize || lists.length === batchSize,
   };
 }
 
@@ -164,6 +174,8 @@ export async function purgeDeletedAccounts(
     ['product_context', 'productContexts'],
     // Endpoint URLs and signing secrets; their deliveries and attempts go with them (cascade).
     ['webhook_endpoint', 'webhookEndpoints'],
+    // Uploaded lists and their rows (cascade); none runs by now (no job of the account is running).
+    ['prospect_list', 'prospectLists'],
   ] as const) {
     const deleted = await em.execute(
       `delete from "${table}" where id in (select id from "${table}" where account_id = ? limit ?) returning id`,
@@ -178,7 +190,8 @@ export async function purgeDeletedAccounts(
               (select count(*) from research_job where account_id = a.id) + (select count(*) from company where account_id = a.id)
               + (select count(*) from prospect where account_id = a.id) + (select count(*) from api_key where account_id = a.id)
               + (select count(*) from product_context where account_id = a.id)
-              + (select count(*) from webhook_endpoint where account_id = a.id) as rows_left
+              + (select count(*) from webhook_endpoint where account_id = a.id)
+              + (select count(*) from prospect_list where account_id = a.id) as rows_left
          from account a where id = ? for update`,
       [accountId],
     );

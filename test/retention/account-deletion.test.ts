@@ -10,7 +10,7 @@ import {
 import { tombstoneEmail } from '../../services/retention.ts';
 import { researchCompleted, rows } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { accountRowCounts, addWebhookEndpoint, hasHistory, historiesLeft, runPurge } from './purge-helpers.ts';
+import { accountRowCounts, addFinishedList, addWebhookEndpoint, hasHistory, historiesLeft, runPurge } from './purge-helpers.ts';
 
 /** The outside steps as the dashboard wires them (sessions, Stripe, CRM), recorded: their own modules test them. */
 function recordingDeps(stack: TestStack, failing: string[] = []) {
@@ -75,6 +75,7 @@ describe('account deletion', () => {
     ];
     const otherJob = (await researchCompleted(stack, other.key, { email: people[0] })).researchId;
     await addWebhookEndpoint(stack, doomed.accountId);
+    await addFinishedList(stack, doomed.accountId, 'lst_doomed', stack.clock.now());
     const otherBefore = await accountRowCounts(stack, other.accountId);
     const doomedLedger = await rows(stack, 'select * from credit_ledger_entry where account_id = ? order by id', [doomed.accountId]);
 
@@ -122,6 +123,7 @@ describe('account deletion', () => {
       apiKeys: 2,
       webhookDeliveries: 1,
       webhookEndpoints: 1,
+      prospectLists: 1,
       accountsDeleted: 1,
     });
     expect(await accountRowCounts(stack, doomed.accountId)).toEqual({
@@ -134,6 +136,7 @@ describe('account deletion', () => {
       credit_ledger_entry: doomedLedger.length + 1,
       webhook_endpoint: 0,
       webhook_delivery: 0,
+      prospect_list: 0,
     });
     expect(await historiesLeft(stack, doomedJobs)).toEqual([]);
 

@@ -51,6 +51,16 @@ export async function addWebhookEndpoint(stack: TestStack, accountId: number): P
   );
 }
 
+/** An uploaded list of the account (a finished one: the purge never takes a running list), as the Lists page leaves it. */
+export async function addFinishedList(stack: TestStack, accountId: number, id: string, createdAt: Date): Promise<void> {
+  await rows(
+    stack,
+    `insert into prospect_list (id, account_id, name, status, headers, cells, first_row_number, mapping, created_at)
+     values (?, ?, 'attendees.csv', 'completed', '["email"]', '[["ada@example.com"]]', 2, '{"email":0}', ?)`,
+    [id, accountId, createdAt],
+  );
+}
+
 /** Calendar months later, UTC (the purge counts in calendar months). */
 export function monthsAfter(date: Date, months: number): Date {
   const later = new Date(date);
@@ -70,8 +80,9 @@ export async function accountRowCounts(stack: TestStack, accountId: number): Pro
             (select count(*) from api_key where account_id = ?) as api_key,
             (select count(*) from credit_ledger_entry where account_id = ?) as credit_ledger_entry,
             (select count(*) from webhook_endpoint where account_id = ?) as webhook_endpoint,
-            (select count(*) from webhook_delivery where account_id = ?) as webhook_delivery`,
-    Array(9).fill(accountId),
+            (select count(*) from webhook_delivery where account_id = ?) as webhook_delivery,
+            (select count(*) from prospect_list where account_id = ?) as prospect_list`,
+    Array(10).fill(accountId),
   );
   return Object.fromEntries(Object.entries(counts!).map(([table, count]) => [table, Number(count)]));
 }

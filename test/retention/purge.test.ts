@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noPurgeCounts } from '../../domain/retention.ts';
 import { researchCompleted, rows } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { accountRowCounts, addWebhookEndpoint, hasHistory, historiesLeft, historyGone, monthsAfter, runPurge } from './purge-helpers.ts';
+import { accountRowCounts, addFinishedList, addWebhookEndpoint, hasHistory, historiesLeft, historyGone, monthsAfter, runPurge } from './purge-helpers.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -56,6 +56,8 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
     const recent = await researchCompleted(stack, key, { email: people[4] });
     const recentFailed = await researchFailed(key, people[5]!);
 
+    await addFinishedList(stack, accountId, 'lst_purge_old', start);
+    await addFinishedList(stack, accountId, 'lst_purge_recent', stack.clock.now());
     const before = await accountRowCounts(stack, accountId);
     // One consume per job, a refund per failure, and the cycle resets of the months in between.
     expect(before.research_job).toBe(6);
@@ -64,7 +66,7 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
     const ledgerBefore = await rows(stack, 'select * from credit_ledger_entry where account_id = ? order by id', [accountId]);
 
     const report = await runPurge(stack, { now: monthsAfter(start, 13).toISOString() });
-    expect(report.deleted).toEqual({ ...noPurgeCounts(), researchJobs: 2, researchHistories: 2, errorHistories: 1, webhookDeliveries: 3 });
+    expect(report.deleted).toEqual({ ...noPurgeCounts(), researchJobs: 2, researchHistories: 2, errorHistories: 1, webhookDeliveries: 3, prospectLists: 1 });
     const deliveries = await rows(stack, 'select research_id from webhook_delivery where account_id = ? order by research_id', [accountId]);
     expect(deliveries.map((delivery) => delivery.research_id)).toEqual([middle.researchId, middleFailed, recent.researchId, recentFailed].sort());
 
@@ -81,7 +83,7 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
 
     // Enriched rows are not deleted by age (spec §2.6); the ledger is a billing record.
     const after = await accountRowCounts(stack, accountId);
-    expect(after).toEqual({ ...before, research_job: 4, webhook_delivery: 4 });
+    expect(after).toEqual({ ...before, research_job: 4, webhook_delivery: 4, prospect_list: 1 });
     expect(await rows(stack, 'select * from credit_ledger_entry where account_id = ? order by id', [accountId])).toEqual(ledgerBefore);
     expect(ledgerBefore.filter((entry) => entry.research_id === old.researchId).map((entry) => entry.kind)).toEqual(['consume']);
     expect(ledgerBefore.filter((entry) => entry.research_id === oldFailed).map((entry) => entry.kind)).toEqual(['consume', 'refund']);
