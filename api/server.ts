@@ -7,6 +7,7 @@ import { createStatusPool } from '../db/status-pool.ts';
 import { CompletedReplyCache } from '../services/completed-reply-cache.ts';
 import { KeyAndJobStatusReader } from '../services/job-status.ts';
 import { KeyLastUse } from '../services/key-last-use.ts';
+import { startWorkflowStartRelay } from '../services/workflow-start-relay.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
@@ -80,6 +81,8 @@ export async function bootstrapApi(
   const keyLastUse = new KeyLastUse(clock);
   const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   handleRequest = app.callback();
+  // Starts the workflows of accepted jobs whose start was missed (a crash, Temporal unreachable).
+  const relay = startWorkflowStartRelay({ orm, temporal, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, clock, logger });
   logger.info({ url }, 'API listening');
   return {
     url,
@@ -87,6 +90,7 @@ export async function bootstrapApi(
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await relay.stop();
       await dashboard.close();
       mailer.close();
       await temporal.connection.close();

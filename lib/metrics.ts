@@ -61,6 +61,16 @@ export function countJobEnd(outcome: { status: 'completed' } | { status: 'failed
   if (outcome.isRefunded) jobMetrics.creditsRefunded.inc({ reason: outcome.error });
 }
 
+/** Workflow starts of accepted jobs: the first try (the API's, before its 202), and the relay's for the ones it missed (services/workflow-start-relay.ts). */
+export const workflowStartMetrics = {
+  starts: new Counter({
+    name: 'research_workflow_starts_total',
+    help: 'Workflow starts of accepted research jobs, by attempt (first, relay) and outcome (started, failed: left to the relay)',
+    labelNames: ['attempt', 'outcome'] as const,
+    registers: [metricsRegistry],
+  }),
+};
+
 export const outsideCallMetrics = {
   providerCalls: new Counter({
     name: 'provider_calls_total',

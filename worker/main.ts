@@ -17,6 +17,7 @@ import { createMailOutboxWorker, ensureMailOutboxSchedule } from './mail-outbox-
 import { loadWebhookConfig, type WebhookConfig } from '../integrations/webhooks/config.ts';
 import { startWebhookDispatcher } from '../services/webhook-dispatch.ts';
 import { createWebhookWorker } from './webhook-worker.ts';
+import { startWorkflowStartRelay } from '../services/workflow-start-relay.ts';
 
 // Every setting is read before anything connects: a bad value is one line on stderr.
 let config: Config;
@@ -64,6 +65,8 @@ workers.push(worker, sweeper, mailSender, webhookSender);
 const running = Promise.all(workers.map((each) => each.run()));
 // Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
 const webhookDispatcher = await startWebhookDispatcher({ orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue: config.temporal.taskQueue, logger });
+// Beside the API's: accepted jobs get their workflow even while no API runs.
+const relay = startWorkflowStartRelay({ ...deps, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, logger });
 const metricsServer = config.workerMetrics
   ? await startWorkerMetricsServer({
       ...config.workerMetrics,
@@ -76,6 +79,7 @@ if (isStopping) stop();
 
 await running;
 await webhookDispatcher.stop();
+await relay.stop();
 await metricsServer?.close();
 mailer.close();
 await connection.close();

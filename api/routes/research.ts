@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Context } from 'koa';
 import { AppError, CREDIT_REFUSAL_MESSAGES } from '../../domain/errors.ts';
 import { authenticate, bearerToken, invalidKey } from '../auth.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { parseResearchRequest } from '../research-request-parser.ts';
-import { startResearchWorkflow } from '../../lib/research-workflow-client.ts';
 import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
-import { failJob, submitResearchJob } from '../../services/research-jobs.ts';
-import { estimateForNewJob } from '../../services/estimates.ts';
+import { submitResearchJob } from '../../services/research-jobs.ts';
+import { startRecordedJobNow } from '../../services/workflow-start-relay.ts';
+import { DEFAULT_ESTIMATE_SECONDS, estimateForNewJob } from '../../services/estimates.ts';
 import { nudgeMailOutbox } from '../../services/mail-outbox.ts';
 
 const MAX_WAIT_SECONDS = 25;
@@ -40,31 +39,17 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');
     }
     const { job } = submission;
-    const workflowInput = { researchId: job.id, submittedAtMs: job.submittedAt.getTime(), deadlineMs: deps.config.researchDeadlineMs };
-    const startWorkflow = () => startResearchWorkflow(deps.temporal, deps.config.temporal.taskQueue, workflowInput, apiKey.accountId);
-    if (submission.outcome === 'accepted') {
-      try {
-        await startWorkflow();
-      } catch (error) {
-        deps.logger.error({ err: error, researchId: job.id }, 'research workflow could not be started; refunding');
-        await failJob(em.fork(), job.id, 'internal_error', deps.clock());
-        throw error;
-      }
-    } else if (job.status === 'queued') {
-      // A retry of a request cut off between taking the credit and starting the
-      // workflow (the API died): start it now rather than let the job time out.
-      await startWorkflow().catch((error: unknown) => {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
-          deps.logger.warn({ err: error, researchId: job.id }, 'could not start the workflow of a replayed job; the sweeper will end it');
-        }
-      });
-    }
+    // Accepted once committed: its workflow is started now (also for a replayed
+    // request whose API died before starting it), or, when Temporal does not
+    // answer in time, by the relay (services/workflow-start-relay.ts). The
+    // estimate is read meanwhile; the job is accepted even if that read fails.
+    const isWaitingForWorkflow = job.status === 'queued' && job.workflowStartedAt === null;
+    const [, estimatedSeconds] = await Promise.all([
+      isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: apiKey.accountId, submittedAt: job.submittedAt }) : null,
+      estimateForNewJob(em, apiKey, request.email, now).catch(() => DEFAULT_ESTIMATE_SECONDS),
+    ]);
     ctx.status = 202;
-    ctx.body = {
-      research_id: job.id,
-      status: 'processing',
-      estimated_seconds: await estimateForNewJob(em, apiKey, request.email, now),
-    };
+    ctx.body = { research_id: job.id, status: 'processing', estimated_seconds: estimatedSeconds };
   });
 
   router.get('/research-status/:researchId', async (ctx) => {
@@ -85,6 +70,15 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
 
   return router;
 }
+
+const workflowStarts = (deps: ApiDeps) => ({
+  orm: deps.orm,
+  clock: deps.clock,
+  logger: deps.logger,
+  temporal: deps.temporal,
+  taskQueue: deps.config.temporal.taskQueue,
+  deadlineMs: deps.config.researchDeadlineMs,
+});
 
 function readIdempotencyKey(ctx: Context): string | null {
   // Absent is no key; present but empty is a malformed one, not "no key".

@@ -39,7 +39,7 @@ it('a job whose workflow vanished is reported failed/timeout after its deadline,
   expect(refunds).toHaveLength(1);
 });
 
-it('the sweeper fails and refunds a job whose workflow never started (the API died after taking the credit)', async () => {
+it('the sweeper fails and refunds a job whose workflow was not running by its deadline (Temporal away, or no worker)', async () => {
   const { accountId, key } = await stack.createCustomer('growth');
   const em = stack.orm.em.fork();
   const apiKey = (await findActiveKey(em, key))!;
@@ -65,6 +65,29 @@ it('the sweeper fails and refunds a job whose workflow never started (the API di
   expect(job).toEqual({ status: 'failed', error: 'timeout' });
   expect(account.credits_used).toBe(0);
 });
+
+it('the relay starts the workflow a crashed request never started, with the submission time as its deadline base', async () => {
+  const { key } = await stack.createCustomer('growth');
+  const em = stack.orm.em.fork();
+  const apiKey = (await findActiveKey(em, key))!;
+  // The state an API killed after its transaction leaves behind: job, credit and the intent to start, no workflow.
+  const submittedAt = new Date();
+  const submission = await submitResearchJob(em, { apiKey, request: { email: 'relayed@nowhere-corp.com' }, idempotencyKey: null, requestHash: 'h' }, submittedAt, { publicUrl: 'http://127.0.0.1:3000' });
+  if (submission.outcome !== 'accepted') throw new Error(submission.outcome);
+
+  // The API's relay (every second, past a few seconds' grace for the API's own try) starts it.
+  const connection = stack.orm.em.fork().getConnection();
+  const deadline = Date.now() + 15_000;
+  let row: { workflow_started_at: Date | null } | undefined;
+  do {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    [row] = await connection.execute('select workflow_started_at from research_job where id = ?', [submission.job.id]);
+  } while (row?.workflow_started_at === null && Date.now() < deadline);
+  expect(row?.workflow_started_at).not.toBeNull();
+  const history = await stack.temporal.workflow.getHandle(submission.job.id).fetchHistory();
+  const input = JSON.parse(Buffer.from(history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0].data!).toString('utf8'));
+  expect(input).toEqual({ researchId: submission.job.id, submittedAtMs: submittedAt.getTime(), deadlineMs: stack.config.researchDeadlineMs });
+}, 30_000);
 
 it('a retry with the same Idempotency-Key starts the workflow a crashed request never started', async () => {
   const { key } = await stack.createCustomer('growth');
