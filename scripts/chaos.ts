@@ -9,8 +9,9 @@ import { loadWithWorkerRestartsCase, postgresRestartCase, temporalRestartCase, w
 import { createCustomers, samplePeople } from './lib/chaos/research-client.ts';
 import { runCase, type CaseResult } from './lib/chaos/run-case.ts';
 import { startChaosStack } from './lib/chaos/stack.ts';
+import { temporalOutageCase } from './lib/chaos/temporal-outage-case.ts';
 
-const CASES: ChaosCase[] = [workerKilledCase, temporalRestartCase, postgresRestartCase, providerFaultsCase, aiDownCase, apiKilledCase, loadWithWorkerRestartsCase];
+const CASES: ChaosCase[] = [workerKilledCase, temporalRestartCase, postgresRestartCase, providerFaultsCase, aiDownCase, apiKilledCase, loadWithWorkerRestartsCase, temporalOutageCase];
 
 const USAGE = `npm run chaos -- [options]
   --cases 1,3,7        which cases (default: all)
@@ -20,6 +21,7 @@ ${CASES.map((c) => `                         ${c.id}. ${c.title}`).join('\n')}
   --deadline-ms MS     RESEARCH_DEADLINE_MS of the stack (default 60000)
   --sweep-ms MS        RESEARCH_SWEEP_INTERVAL_MS (default 10000)
   --down-ms MS         how long PostgreSQL / Temporal stay down (default 3000)
+  --long-down-ms MS    how long Temporal stays down in case 8 (default 20000)
   --log-level LEVEL    of the worker and the API (default info; logs under the work dir)
   --keep               keep the work dir (data and logs) afterwards`;
 
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     'deadline-ms': { type: 'string', default: '60000' },
     'sweep-ms': { type: 'string', default: '10000' },
     'down-ms': { type: 'string', default: '3000' },
+    'long-down-ms': { type: 'string', default: '20000' },
     'log-level': { type: 'string', default: 'info' },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -53,6 +56,7 @@ const settings: ChaosSettings = {
   backstopGraceMs: 5_000,
   sweepIntervalMs: positive('sweep-ms', values['sweep-ms']),
   downMs: positive('down-ms', values['down-ms']),
+  longDownMs: positive('long-down-ms', values['long-down-ms']),
 };
 const selected = values.cases
   ? values.cases.split(',').map((id) => {

@@ -68,24 +68,27 @@ describe('a workflow that cannot be started', () => {
   let stack: TestStack;
   let closeApi: (() => Promise<void>) | null = null;
   beforeAll(async () => {
-    stack = await startTestStack({ withWorker: false });
+    stack = await startTestStack({ withWorker: false, deadlineMs: 1_500, backstopGraceMs: 500 });
   });
   afterEach(async () => closeApi?.());
   afterAll(() => stack?.stop());
 
-  it('answers 500 internal_error, records the job failed and refunds the credit', async () => {
-    // An API whose Temporal namespace does not exist: every workflow start fails.
+  it('is accepted (202) and waits `queued`; not started by its deadline, it ends failed/timeout with one refund', async () => {
+    // An API whose Temporal namespace does not exist: every workflow start it tries fails.
     const config = { ...stack.config, temporal: { ...stack.config.temporal, namespace: 'no-such-namespace' } };
     const api = await bootstrapApi(config, createLogger('test', 'silent'));
     closeApi = api.close;
+    const caller = createApiCaller(api.url);
     const { accountId, key } = await stack.createCustomer('growth');
-    const reply = await createApiCaller(api.url).research(key, { email: 'nobody@nowhere-corp.com' });
-    expect(reply.status).toBe(500);
-    expect(reply.body).toEqual({ error: 'internal_error', message: expect.any(String) });
-    expect(JSON.stringify(reply.body)).not.toMatch(/namespace|temporal|grpc/i);
+    const reply = await caller.research(key, { email: 'nobody@nowhere-corp.com' });
+    expect(reply.status).toBe(202);
+    const researchId = reply.body.research_id;
+    expect((await caller.status(key, researchId)).body).toEqual({ research_id: researchId, status: 'queued', estimated_seconds: expect.any(Number) });
+    expect(await creditState(stack, accountId)).toEqual({ used: 1, kinds: ['consume'] });
+
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await caller.status(key, researchId)).body).toEqual({ research_id: researchId, status: 'failed', error: 'timeout' });
     expect(await creditState(stack, accountId)).toEqual({ used: 0, kinds: ['consume', 'refund'] });
-    const [job] = await stack.orm.em.fork().getConnection().execute('select status, error from research_job where account_id = ?', [accountId]);
-    expect(job).toEqual({ status: 'failed', error: 'internal_error' });
   });
 });
 

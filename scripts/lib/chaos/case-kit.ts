@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { query } from './invariants.ts';
 import { formatCounts, isSettled, mapLimited, submit, waitForJobs, type Customer, type SandboxPerson, type Submitted } from './research-client.ts';
 import type { ChaosStack } from './stack.ts';
 
@@ -12,6 +13,8 @@ export interface ChaosSettings {
   sweepIntervalMs: number;
   /** How long a restarted PostgreSQL or Temporal stays down. */
   downMs: number;
+  /** How long Temporal stays down in the long outage (case 8). */
+  longDownMs: number;
 }
 
 export interface CaseContext {
@@ -107,6 +110,45 @@ async function stuckWorkflows(context: CaseContext): Promise<string> {
 }
 
 const SETTLE_SLACK_MS = 30_000;
+
+/**
+ * DECISIONS.md "an accepted job runs": where the fault left PostgreSQL up, a
+ * job accepted (credit taken) must end `completed`; one that failed broke
+ * that promise, refund or not.
+ */
+export async function expectNoneFailed(context: CaseContext): Promise<void> {
+  const failed = await query<{ id: string; error: string | null }>(context.stack.sql, "select id, error from research_job where account_id = $1 and status = 'failed'", [context.customer.accountId]);
+  if (failed.length > 0) {
+    context.problem(`${failed.length} accepted jobs failed instead of running: ${failed.slice(0, 5).map((job) => `${job.id} ${job.error}`).join(', ')}${failed.length > 5 ? ', …' : ''}`);
+  }
+}
+
+/** The account's jobs still waiting in the workflow-start outbox (services/workflow-start-outbox.ts). */
+export async function countWaitingForWorkflow(context: CaseContext): Promise<number> {
+  const [row] = await query<{ count: string }>(
+    context.stack.sql,
+    "select count(*) from research_job where account_id = $1 and status = 'queued' and workflow_started_at is null",
+    [context.customer.accountId],
+  );
+  return Number(row.count);
+}
+
+/**
+ * Measures the relay (services/workflow-start-relay.ts): how long after
+ * Temporal returned (`returnedAt`) every job that waited for its workflow had
+ * one. Printed as a note with the verdict.
+ */
+export async function measureRelay(context: CaseContext, returnedAt: number, waitingBefore: number): Promise<void> {
+  const deadline = Date.now() + context.settings.deadlineMs;
+  let waiting = await countWaitingForWorkflow(context);
+  while (waiting > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    waiting = await countWaitingForWorkflow(context);
+  }
+  const took = Date.now() - returnedAt;
+  if (waiting > 0) context.problem(`${waiting} accepted jobs still had no workflow ${seconds(took)} after Temporal returned`);
+  else context.note(`relay: the workflows of the ${waitingBefore} jobs accepted while Temporal was away were all started ${seconds(took)} after it returned`);
+}
 
 export function describeReplies(replies: readonly Submitted[]): string {
   const byOutcome = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { query } from './invariants.ts';
-import { describeReplies, expectInFlight, IN_FLIGHT_LATENCY, seconds, settle, submitJobs, timed, waitForProcessing, type CaseContext, type ChaosCase } from './case-kit.ts';
+import { countWaitingForWorkflow, describeReplies, expectInFlight, expectNoneFailed, measureRelay, IN_FLIGHT_LATENCY, seconds, settle, submitJobs, timed, waitForProcessing, type CaseContext, type ChaosCase } from './case-kit.ts';
 import { mapLimited, sleep, submit, waitForJobs } from './research-client.ts';
 import type { Restartable } from './stack.ts';
 
@@ -24,8 +24,14 @@ export const workerKilledCase: ChaosCase = {
   },
 };
 
-/** Restarts a backing service mid-job; meanwhile new POSTs are tried (answered 5xx or accepted, never a lost credit). */
-function backingServiceCase(id: number, title: string, service: (context: CaseContext) => Restartable): ChaosCase {
+/**
+ * Restarts a backing service mid-job; meanwhile new POSTs are tried. With
+ * PostgreSQL down they are answered 5xx and take nothing; with Temporal down
+ * (`isAcceptedDuringOutage`) PostgreSQL can record them, so they are accepted
+ * (202), wait in the workflow-start outbox and run once Temporal is back, like
+ * every job in flight: none may fail (DECISIONS.md "an accepted job runs").
+ */
+function backingServiceCase(id: number, title: string, service: (context: CaseContext) => Restartable, options: { isAcceptedDuringOutage: boolean }): ChaosCase {
   return {
     id,
     title,
@@ -44,18 +50,23 @@ function backingServiceCase(id: number, title: string, service: (context: CaseCo
       const outage = await mapLimited(during, DURING_OUTAGE_POSTS, (person) => submit(context.stack.apiUrl, context.customer.key, person.email));
       context.log(`POSTs while ${target.name} was down: ${describeReplies(outage)}`);
       const accepted = outage.filter((reply) => reply.status === 202).length;
+      if (options.isAcceptedDuringOutage && accepted < outage.length) context.problem(`${outage.length - accepted} POSTs while ${target.name} was down were not accepted, though PostgreSQL could record them`);
       if (outage.some((reply) => reply.status !== 202 && reply.status < 500)) context.problem('a POST during the outage got a 4xx; an outage is the server\'s fault (5xx)');
       await sleep(Math.max(0, context.settings.downMs - (Date.now() - faultAt)));
+      const waiting = options.isAcceptedDuringOutage ? await countWaitingForWorkflow(context) : 0;
       context.log(`${target.name} started again in ${seconds(await timed(() => target.start()))}${accepted ? `; ${accepted} POSTs were accepted during the outage` : ''}`);
-      await settle(context, Date.now());
+      const returnedAt = Date.now();
+      if (options.isAcceptedDuringOutage) await measureRelay(context, returnedAt, waiting);
+      await settle(context, returnedAt);
+      if (options.isAcceptedDuringOutage) await expectNoneFailed(context);
     },
   };
 }
 
 const DURING_OUTAGE_POSTS = 3;
 
-export const temporalRestartCase = backingServiceCase(2, 'Temporal dev server restarted mid-job', (context) => context.stack.temporalServer);
-export const postgresRestartCase = backingServiceCase(3, 'PostgreSQL restarted mid-job', (context) => context.stack.postgres);
+export const temporalRestartCase = backingServiceCase(2, 'Temporal dev server restarted mid-job', (context) => context.stack.temporalServer, { isAcceptedDuringOutage: true });
+export const postgresRestartCase = backingServiceCase(3, 'PostgreSQL restarted mid-job', (context) => context.stack.postgres, { isAcceptedDuringOutage: false });
 
 /** Spec §8.1/§8.2 under load: the ledger balances however the worker is restarted. */
 export const loadWithWorkerRestartsCase: ChaosCase = {
