@@ -17,6 +17,8 @@ import { createMailOutboxWorker, ensureMailOutboxSchedule } from './mail-outbox-
 import { loadWebhookConfig, type WebhookConfig } from '../integrations/webhooks/config.ts';
 import { startWebhookDispatcher } from '../services/webhook-dispatch.ts';
 import { createWebhookWorker } from './webhook-worker.ts';
+import { startCrmWorker } from './crm-worker.ts';
+import { startListRunRelay } from '../services/list-runs.ts';
 import { startWorkflowStartRelay } from '../services/workflow-start-relay.ts';
 
 // Every setting is read before anything connects: a bad value is one line on stderr.
@@ -51,9 +53,11 @@ process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
 const deps = await buildActivityDeps(config, logger, outside);
+// The dashboard's address: usage alerts for credits taken by list and CRM runs link to its Billing page.
+const publicUrl = (process.env.PUBLIC_URL ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
 // Bundled once for both workers.
 const workflowBundle = { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger })).code };
-const { worker, connection } = await createResearchWorker({ config, ...deps, workflowBundle });
+const { worker, connection } = await createResearchWorker({ config, ...deps, publicUrl, workflowBundle });
 const sweeper = await createSweepWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps });
 await ensureSweepSchedule(deps.temporal, config.temporal.taskQueue, config.researchSweepIntervalMs);
 await ensurePurgeSchedule(deps.temporal, config.temporal.taskQueue);
@@ -61,12 +65,19 @@ const mailer = createMailer(mail);
 const mailSender = await createMailOutboxWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock } });
 await ensureMailOutboxSchedule(deps.temporal, config.temporal.taskQueue);
 const webhookSender = await createWebhookWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, webhooks, clock: deps.clock } });
-workers.push(worker, sweeper, mailSender, webhookSender);
+// CRM syncs on their own task queue (issue 18); null where no HubSpot app is configured.
+const crmSync = await startCrmWorker({
+  connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, orm: deps.orm, temporal: deps.temporal,
+  env: process.env, publicUrl, clock: deps.clock, logger,
+});
+workers.push(worker, sweeper, mailSender, webhookSender, ...(crmSync ? [crmSync] : []));
 const running = Promise.all(workers.map((each) => each.run()));
 // Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
 const webhookDispatcher = await startWebhookDispatcher({ orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue: config.temporal.taskQueue, logger });
 // Beside the API's: accepted jobs get their workflow even while no API runs.
 const relay = startWorkflowStartRelay({ ...deps, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, logger });
+// Lists whose run a crashed or cut-off API did not start (issue 20).
+const listRelay = startListRunRelay({ ...deps, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, logger });
 const metricsServer = config.workerMetrics
   ? await startWorkerMetricsServer({
       ...config.workerMetrics,
@@ -79,6 +90,7 @@ if (isStopping) stop();
 
 await running;
 await webhookDispatcher.stop();
+await listRelay.stop();
 await relay.stop();
 await metricsServer?.close();
 mailer.close();
