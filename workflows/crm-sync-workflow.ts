@@ -1,8 +1,11 @@
 import { ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { RESEARCH_DEADLINE_MS } from '../domain/research-contract.ts';
+import { CRM_CONTACTS_IN_FLIGHT } from '../domain/research-fanout.ts';
 import type { CrmActivities } from '../activities/crm-sync.ts';
 import { emptySkipCounts, type CandidateVerdict } from '../domain/crm.ts';
 import { CRM_FAILURE_TYPES, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult } from '../domain/crm-sync-contract.ts';
 import { crmDatabase, crmHubSpot } from './activity-profiles.ts';
+import { researchFanout } from './research-fanout.ts';
 
 const database = proxyActivities<CrmActivities>(crmDatabase);
 const hubspot = proxyActivities<CrmActivities>(crmHubSpot);
@@ -38,6 +41,37 @@ export type ResearchContacts = (plan: CrmRunPlan, taken: CandidateVerdict[]) => 
  *
  * `crmSyncWorkflow` is this with the shared fan-out as `researchContacts`.
  */
+export async function crmSyncWorkflow(input: CrmSyncInput): Promise<CrmSyncResult> {
+  return runCrmSync(input, researchContactsThroughFanout);
+}
+
+/**
+ * The CRM worker's queue is the research queue with `-crm` appended
+ * (services/crm-schedules.ts `crmTaskQueue`); the contacts' research runs on
+ * the research queue beside every other job.
+ */
+const researchTaskQueueOf = (crmTaskQueue: string) => crmTaskQueue.replace(/-crm$/, '');
+
+/**
+ * The taken contacts through the shared fan-out (workflows/research-fanout.ts):
+ * one research job and one credit per contact (source `crm`), named by
+ * (run id, contact id), so a retried or replayed run researches each once.
+ */
+export const researchContactsThroughFanout: ResearchContacts = async (plan, taken) => {
+  const settings = plan.settings!;
+  const owner = { source: 'crm' as const, ref: plan.runId, accountId: settings.accountId, productId: settings.productId, apiKeyId: null };
+  const items = taken.map((contact) => ({ key: contact.contactId, request: { email: contact.email!, ...(contact.name ? { prospectName: contact.name } : {}) } }));
+  const options = { inFlight: CRM_CONTACTS_IN_FLIGHT, researchTaskQueue: researchTaskQueueOf(workflowInfo().taskQueue), deadlineMs: RESEARCH_DEADLINE_MS };
+  const result = await researchFanout(owner, items, options, { shouldStop: () => false });
+  const outcomes = taken.map((contact, index): ContactResearch => {
+    const item = result.outcomes[index]!;
+    const outcome = item.outcome === 'completed' ? 'researched' : item.outcome === 'failed' ? 'failed' : 'not_researched';
+    const error = outcome === 'not_researched' ? (result.isOutOfCredits ? 'out of credits' : 'not researched') : item.error;
+    return { contact, outcome, researchId: item.researchId, error };
+  });
+  return { outcomes, creditsUsed: result.creditsUsed, outOfCredits: result.isOutOfCredits };
+};
+
 export async function runCrmSync(input: CrmSyncInput, researchContacts: ResearchContacts): Promise<CrmSyncResult> {
   const runId = workflowInfo().workflowId;
   const plan = await database.crmStartRun({ ...input, runId });

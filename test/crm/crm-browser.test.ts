@@ -1,19 +1,16 @@
-// PENDING (issue 18): runs crmSyncWorkflow, which is registered only once the shared
-// fan-out (workflows/research-fanout.ts, issue 20) exists. Move back to
-// test/crm/<name>.test.ts when workflows/index.ts exports crmSyncWorkflow.
 // The CRM page in Chromium, by role and label, with an axe scan of each
 // state: connect through the HubSpot stand-in's consent page, settings with
 // a field error then saved, the next run, the preview, Run now and its results.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorld } from '../../../sandbox/provider-world/world.ts';
-import { DashboardClient } from '../../../scripts/lib/dashboard-client.ts';
-import { crmScheduleId } from '../../../services/crm-schedules.ts';
-import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../../helpers/browser.ts';
-import { startCrmFixture, type CrmFixture } from '../../helpers/crm-fixture.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../../helpers/mail-sandbox.ts';
-import { startTestCrmWorker, type TestCrmWorker } from '../../helpers/crm-worker.ts';
-import { startTestStack, type TestStack } from '../../helpers/test-stack.ts';
+import { createWorld } from '../../sandbox/provider-world/world.ts';
+import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
+import { crmScheduleId } from '../../services/crm-schedules.ts';
+import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;
 let mail: TestMailSandbox;
@@ -109,8 +106,10 @@ describe('the CRM page in Chromium', () => {
     expect(await hubspotLink.getAttribute('href')).toMatch(new RegExp(`^${crm.hubspot.url}/contacts/4000001/record/0-1/\\d+$`));
     await expectAccessible(page);
     await first.getByRole('link', { name: /^res_/ }).click();
-    await page.getByRole('heading', { level: 1 }).waitFor();
-    expect(page.url()).toMatch(/\/app\/jobs\/res_/);
+    // The CRM page has a heading too: wait for the job page's own.
+    await page.waitForURL(/\/app\/jobs\/res_/);
+    await page.getByRole('heading', { level: 1, name: /^Job for / }).waitFor();
+    await expectAccessible(page);
     await context.close();
   }, 180_000);
 });

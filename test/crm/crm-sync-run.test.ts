@@ -1,20 +1,17 @@
-// PENDING (issue 18): runs crmSyncWorkflow, which is registered only once the shared
-// fan-out (workflows/research-fanout.ts, issue 20) exists. Move back to
-// test/crm/<name>.test.ts when workflows/index.ts exports crmSyncWorkflow.
 // Whole sync runs (crmSyncWorkflow on a real worker, research through the
 // real pipeline against the provider and model stand-ins) against the
 // HubSpot and chat stand-ins: properties, notes, chat messages, digest,
 // credits and counts; a second run; limits and filters; credits running out;
 // a token revoked; pause and resume.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRM_SYNC_WORKFLOW_TYPE, crmPropertyName } from '../../../domain/crm.ts';
-import type { CrmSyncResult } from '../../../domain/crm-sync-contract.ts';
-import { createWorld } from '../../../sandbox/provider-world/world.ts';
-import { crmTaskQueue, crmScheduleId, reconcileCrmSchedule } from '../../../services/crm-schedules.ts';
-import { saveCrmSettings, type CrmSettingsInput } from '../../../services/crm-settings.ts';
-import { startCrmFixture, type CrmFixture } from '../../helpers/crm-fixture.ts';
-import { startTestCrmWorker, type TestCrmWorker } from '../../helpers/crm-worker.ts';
-import { startTestStack, type TestStack } from '../../helpers/test-stack.ts';
+import { CRM_SYNC_WORKFLOW_TYPE, crmPropertyName } from '../../domain/crm.ts';
+import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
+import { createWorld } from '../../sandbox/provider-world/world.ts';
+import { crmTaskQueue, crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
+import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
+import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;
 let crm: CrmFixture;

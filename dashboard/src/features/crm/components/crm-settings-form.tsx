@@ -123,7 +123,7 @@ export function CrmSettingsForm(props: {
             control={form.control}
             name="researchLimit"
             render={({ field }) => (
-              <NumberInput label="Research limit per run" description="1 to 50 contacts; each costs one credit." min={1} max={50} value={field.value} onChange={field.onChange} error={errors.researchLimit?.message} />
+              <NumberInput label="Research limit per run" description="1 to 50 contacts; each costs one credit." min={1} max={50} clampBehavior="none" value={field.value} onChange={field.onChange} error={errors.researchLimit?.message} />
             )}
           />
         </SimpleGrid>
