@@ -23,6 +23,8 @@ export interface ListRunInput {
   deadlineMs: number;
   /** Rows researched at once; LIST_ITEMS_IN_FLIGHT unless set. */
   inFlight?: number;
+  /** Rows per page (one run of the workflow before it continues as new); 200 unless set. */
+  rowsPerPage?: number;
   /** Continued as new: rows up to this position are behind the run. */
   afterPosition?: number;
   isOutOfCredits?: boolean;

@@ -29,7 +29,8 @@ export async function listRunWorkflow(input: ListRunInput): Promise<{ status: st
   setHandler(cancelListSignal, () => {
     isCancelled = true;
   });
-  const page = await lists.listRunPage({ listId: input.listId, afterPosition: input.afterPosition ?? -1, limit: ROWS_PER_PAGE });
+  const rowsPerPage = input.rowsPerPage ?? ROWS_PER_PAGE;
+  const page = await lists.listRunPage({ listId: input.listId, afterPosition: input.afterPosition ?? -1, limit: rowsPerPage });
   let isOutOfCredits = input.isOutOfCredits ?? false;
   if (page.owner && page.items.length > 0 && !isOutOfCredits) {
     const result = await researchFanout(
@@ -39,7 +40,7 @@ export async function listRunWorkflow(input: ListRunInput): Promise<{ status: st
       { shouldStop: () => isCancelled },
     );
     isOutOfCredits = result.isOutOfCredits;
-    const isLastPage = page.items.length < ROWS_PER_PAGE || result.isStopped || isCancelled || isOutOfCredits;
+    const isLastPage = page.items.length < rowsPerPage || result.isStopped || isCancelled || isOutOfCredits;
     if (!isLastPage) {
       await continueAsNew<typeof listRunWorkflow>({ ...input, afterPosition: Number(page.items.at(-1)!.key), isOutOfCredits });
     }
