@@ -1,4 +1,5 @@
 import { Alert, Card, NativeSelect, SimpleGrid, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
 import { LIST_FIELD_LABELS, LIST_FIELDS, type ColumnMapping, type ListField } from '../../../../../domain/list-fields.ts';
 
 const NOT_USED = '';
@@ -15,11 +16,15 @@ export function ColumnMappingCard(props: {
   isSaving: boolean;
   onChange(mapping: ColumnMapping): void;
 }) {
-  const { headers, sampleRows = [], mapping, mappingError } = props;
+  const { headers, sampleRows = [], mappingError } = props;
+  // A choice shows at once; the server's answer (the recomputed preview) then confirms it.
+  const [mapping, setMapping] = useState(props.mapping);
+  useEffect(() => setMapping(props.mapping), [props.mapping]);
   const fieldOf = (column: number) => LIST_FIELDS.find((field) => mapping[field] === column) ?? NOT_USED;
   const choose = (column: number, value: string) => {
     const next: ColumnMapping = Object.fromEntries(Object.entries(mapping).filter(([, index]) => index !== column));
     if (value !== NOT_USED) next[value as ListField] = column;
+    setMapping(next);
     props.onChange(next);
   };
   return (

@@ -75,7 +75,7 @@ export function ListRun({ list, progress, rows }: { list: ListSummary; progress:
           </Text>
         )}
       </Card>
-      <RowsCard rows={rows} />
+      <RowsCard rows={rows} skipped={list.counts.total - list.counts.toRun} />
       <CancelListDialog list={list} opened={isCancelOpen} onClose={() => setCancelOpen(false)} />
     </Stack>
   );
@@ -118,12 +118,18 @@ function timeLeft(seconds: number | null): string {
   return minutes < 90 ? `about ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} left` : `about ${Math.round(minutes / 60)} hours left`;
 }
 
-function RowsCard({ rows }: { rows: ListRowReply[] }) {
+function RowsCard({ rows, skipped }: { rows: ListRowReply[]; skipped: number }) {
   return (
     <Card withBorder component="section" aria-labelledby="rows-heading">
       <Title order={2} size="h4" id="rows-heading" mb="xs">
         Rows
       </Title>
+      {skipped > 0 && (
+        <Text size="sm" mb="xs">
+          The {formatCount(skipped)} {skipped === 1 ? 'row' : 'rows'} not researched (invalid, duplicate or skipped) are in the CSV download, each with
+          the reason.
+        </Text>
+      )}
       <div role="region" aria-label="Rows (scrollable)" tabIndex={0} style={{ maxHeight: 480, overflow: 'auto' }}>
         <Table striped stickyHeader aria-label="Rows of the list">
           <Table.Thead>
@@ -142,7 +148,7 @@ function RowsCard({ rows }: { rows: ListRowReply[] }) {
                 <Table.Td>{ROW_STATUS_WORDS[row.status]}</Table.Td>
                 <Table.Td>
                   {row.researchId ? (
-                    <Anchor component={Link} to={`/jobs/${row.researchId}`} aria-label={`Job for row ${row.rowNumber}${row.email ? ` (${row.email})` : ''}`}>
+                    <Anchor component={Link} to={`/jobs/${row.researchId}`} aria-label={`View job for row ${row.rowNumber}${row.email ? ` (${row.email})` : ''}`}>
                       View job
                     </Anchor>
                   ) : (

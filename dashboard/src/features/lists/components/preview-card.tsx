@@ -1,10 +1,14 @@
 import { Alert, Badge, Card, Group, Switch, Table, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
 import { formatCount, type ListPreview, type ListPreviewRow } from '../../../../../domain/list-fields.ts';
 
 const SHOWN_ROWS = 100;
 
 /** The check before a list starts: counts, the flagged switch, the rows that will not run and why, and the cost. */
 export function PreviewCard({ preview, skipFlagged, isSaving, onSkipFlagged }: { preview: ListPreview; skipFlagged: boolean; isSaving: boolean; onSkipFlagged(skip: boolean): void }) {
+  // The switch moves when clicked; the server's answer (the recomputed preview) then confirms it.
+  const [isSkipping, setSkipping] = useState(skipFlagged);
+  useEffect(() => setSkipping(skipFlagged), [skipFlagged]);
   const flagged = preview.freeMail + preview.roleBased;
   const toRun = preview.rows.filter((row) => row.willRun);
   const left = preview.rows.filter((row) => !row.willRun);
@@ -27,9 +31,12 @@ export function PreviewCard({ preview, skipFlagged, isSaving, onSkipFlagged }: {
       <Switch
         label={`Skip free-mail and role addresses (${formatCount(flagged)})`}
         description="A free-mail address has no company behind it to research, and a role mailbox has no person; either often finds little."
-        checked={skipFlagged}
+        checked={isSkipping}
         disabled={isSaving}
-        onChange={(event) => onSkipFlagged(event.currentTarget.checked)}
+        onChange={(event) => {
+          setSkipping(event.currentTarget.checked);
+          onSkipFlagged(event.currentTarget.checked);
+        }}
         mb="md"
       />
       <Alert color={preview.isCutByCredits ? 'yellow' : 'blue'} role="status" title="Cost" mb="md">
