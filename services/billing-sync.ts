@@ -5,14 +5,16 @@ import type { IAccount } from '../db/entities/account.ts';
 import { billingCycleAt } from '../domain/billing-cycle.ts';
 import { PLANS, planRank, type PlanName } from '../domain/plans.ts';
 import { pauseAccountIntegrations } from './crm-connections.ts';
-import type { StripeBilling, SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
+import { isResourceMissing, type BilledInvoice, type StripeBilling, type SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
 import { upgradeLockedAccount } from './accounts.ts';
 import { lockAccount } from './credits.ts';
 
 // Stripe's webhooks are the only way plans and credits change (DECISIONS.md
 // "Plans"). Events arrive late, twice, or out of order, so an event is only a
-// nudge: the subscription is read again from Stripe, one event of an account
-// at a time, and the account is brought in line with what Stripe says now.
+// nudge: the subscription and its paid invoices are read again from Stripe, one
+// event of an account at a time, and the account follows what Stripe billed,
+// invoice by invoice in Stripe's order, then what the subscription says now.
+// So the same history gives the same credits however its events arrive.
 
 /** Subscription statuses under which the plan is the subscription's (`past_due`: the plan stays while Stripe retries). */
 const LIVE_STATUSES = new Set<string>(['active', 'trialing', 'past_due', 'unpaid']);
@@ -31,6 +33,14 @@ export interface PaymentFailure {
 export type PaymentFailedNotifier = (em: EntityManager, failure: PaymentFailure) => Promise<void>;
 
 export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
+
+export interface EventResult {
+  outcome: EventOutcome;
+  accountId: number | null;
+  crmPaused?: boolean;
+  /** The event names a subscription Stripe no longer has: acknowledged, nothing changed. */
+  missingSubscriptionId?: string;
+}
 
 interface EventRefs {
   accountId: number | null;
@@ -84,7 +94,7 @@ export async function applyStripeEvent(
   billing: StripeBilling,
   event: Stripe.Event,
   notifyPaymentFailed: PaymentFailedNotifier,
-): Promise<{ outcome: EventOutcome; accountId: number | null; crmPaused?: boolean }> {
+): Promise<EventResult> {
   const refs = refsOf(event);
   if (!refs) return { outcome: 'ignored', accountId: null };
   const at = new Date(event.created * 1000);
@@ -102,12 +112,26 @@ export async function applyStripeEvent(
     // one committed last. An advisory lock rather than the account's row lock:
     // research requests take that one for their credit and must not wait on Stripe.
     await tx.execute('select pg_advisory_xact_lock(?, ?)', [STRIPE_SYNC_LOCK_CLASS, found.id]);
-    const subscription = refs.subscriptionId ? await billing.retrieveSubscription(refs.subscriptionId) : null;
+    let subscription: SubscriptionState | null = null;
+    let billed: BilledInvoice[] = [];
+    if (refs.subscriptionId) {
+      try {
+        subscription = await billing.retrieveSubscription(refs.subscriptionId);
+        billed = await billing.listPaidInvoices(refs.subscriptionId);
+      } catch (error) {
+        // "No such subscription": a validly signed event about what Stripe no longer
+        // has. Nothing to follow; kept as handled (a redelivery is a duplicate) and
+        // answered 2xx, or Stripe would retry it for days.
+        if (!isResourceMissing(error)) throw error;
+        await tx.execute('update stripe_event set account_id = ? where id = ?', [found.id, event.id]);
+        return { outcome: 'ignored' as const, accountId: found.id, missingSubscriptionId: refs.subscriptionId };
+      }
+    }
     // The plan before this event (read before the lock, which may itself apply a pending downgrade).
     const planBefore = found.plan;
     const account = await lockAccount(tx, found.id, at);
     if (!account.stripeCustomerId && refs.customerId) account.stripeCustomerId = refs.customerId;
-    if (subscription) syncSubscription(tx, billing, account, subscription, at);
+    if (subscription) syncSubscription(tx, billing, account, subscription, billed, at);
     // A plan below Growth pauses the CRM integrations, with that reason (DECISIONS.md "CRM integration").
     const crmPaused = PLANS[planBefore].hasCrmIntegration && !PLANS[account.plan].hasCrmIntegration;
     if (crmPaused) await pauseAccountIntegrations(tx, account.id, 'plan', at);
@@ -132,13 +156,21 @@ async function findAccount(em: EntityManager, refs: EventRefs): Promise<IAccount
 }
 
 /**
- * Brings a locked account in line with its subscription as Stripe has it now.
- * Idempotent: applying the same state twice changes nothing the second time.
+ * Brings a locked account in line with its subscription: first each paid
+ * invoice not yet reflected, oldest first, as it was when paid; then the
+ * subscription as Stripe has it now (status, pending change, and any change
+ * made without an invoice). Idempotent: each step compares with the account's
+ * state, so applying the same history twice changes nothing the second time.
  */
-export function syncSubscription(em: EntityManager, billing: StripeBilling, account: IAccount, sub: SubscriptionState, at: Date): void {
+export function syncSubscription(em: EntityManager, billing: StripeBilling, account: IAccount, sub: SubscriptionState, billed: BilledInvoice[], at: Date): void {
+  if (account.stripeSubscriptionId !== null && account.stripeSubscriptionId !== sub.id) return; // an older (or a second) subscription: the followed one decides
+  const isEnded = ENDED_STATUSES.has(sub.status);
+  // An ended subscription the account does not follow (any more) is history, not to be started again.
+  if (!isEnded || account.stripeSubscriptionId === sub.id) {
+    for (const invoice of billed) applyBilledInvoice(em, billing, account, sub, invoice);
+  }
   const isFollowed = account.stripeSubscriptionId === sub.id;
-  if (!isFollowed && account.stripeSubscriptionId !== null) return; // an older (or a second) subscription: the followed one decides
-  if (ENDED_STATUSES.has(sub.status)) {
+  if (isEnded) {
     if (isFollowed) endSubscription(em, account, sub);
     return;
   }
@@ -146,13 +178,34 @@ export function syncSubscription(em: EntityManager, billing: StripeBilling, acco
   if (!LIVE_STATUSES.has(sub.status) || plan === null) return; // `incomplete`: not paid yet; or a price that is none of our plans
   account.subscriptionStatus = sub.status;
   if (!isFollowed) {
-    startSubscription(em, account, sub, plan);
+    startSubscription(em, account, sub, plan, sub.periodStart);
   } else if (sub.periodStart.getTime() > account.cycleStart.getTime()) {
-    renew(em, account, sub, plan);
+    renew(em, account, sub, plan, sub.periodStart);
   } else if (planRank(plan) > planRank(account.plan)) {
     upgradeLockedAccount(em, account, plan, at);
   }
   account.pendingPlan = pendingPlanOf(billing, account, sub, plan);
+}
+
+/**
+ * One paid invoice, as it moved plan and credits when Stripe was paid: the
+ * first starts the subscription, a renewal starts its period, a mid-period
+ * change to a higher price upgrades as of its payment (DECISIONS.md "Plans":
+ * upgrades take effect when the payment succeeds). What the account already
+ * reflects (an earlier period, a plan it already has) is passed over.
+ */
+function applyBilledInvoice(em: EntityManager, billing: StripeBilling, account: IAccount, sub: SubscriptionState, invoice: BilledInvoice): void {
+  const plan = billing.planFor(invoice.priceId);
+  if (plan === null) return;
+  if (account.stripeSubscriptionId !== sub.id) {
+    if (invoice.billingReason === 'subscription_create') startSubscription(em, account, sub, plan, invoice.periodStart);
+    return;
+  }
+  if (invoice.billingReason === 'subscription_cycle' && invoice.periodStart.getTime() > account.cycleStart.getTime()) {
+    renew(em, account, sub, plan, invoice.periodStart);
+  } else if (invoice.billingReason === 'subscription_update' && invoice.paidAt.getTime() >= account.cycleStart.getTime() && planRank(plan) > planRank(account.plan)) {
+    upgradeLockedAccount(em, account, plan, invoice.paidAt);
+  }
 }
 
 /** What the account changes to at the period's end, as the subscription says. */
@@ -170,24 +223,24 @@ function pendingPlanOf(billing: StripeBilling, account: IAccount, sub: Subscript
  * "Plans"); the whole period is ahead, so the new plan's credits come in full,
  * plus the unused credits of the Free cycle.
  */
-function startSubscription(em: EntityManager, account: IAccount, sub: SubscriptionState, plan: PlanName): void {
+function startSubscription(em: EntityManager, account: IAccount, sub: SubscriptionState, plan: PlanName, periodStart: Date): void {
   const usedBefore = account.creditsUsed;
   const unused = Math.max(0, account.creditLimit - account.creditsUsed);
   account.stripeSubscriptionId = sub.id;
   account.plan = plan;
   account.billingAnchor = sub.billingCycleAnchor;
-  account.cycleStart = sub.periodStart;
+  account.cycleStart = periodStart;
   account.creditsUsed = 0;
   account.creditLimit = PLANS[plan].creditsPerCycle + unused;
   ledger(em, account, 'plan_change', -usedBefore, `subscribed to ${plan}: ${unused} carried over + ${PLANS[plan].creditsPerCycle} for the new cycle`);
 }
 
 /** A new period (the renewal's invoice, or a scheduled downgrade taking effect): credits reset on the subscription's plan. */
-function renew(em: EntityManager, account: IAccount, sub: SubscriptionState, plan: PlanName): void {
+function renew(em: EntityManager, account: IAccount, sub: SubscriptionState, plan: PlanName, periodStart: Date): void {
   const usedBefore = account.creditsUsed;
   account.plan = plan;
   account.billingAnchor = sub.billingCycleAnchor;
-  account.cycleStart = sub.periodStart;
+  account.cycleStart = periodStart;
   account.creditsUsed = 0;
   account.creditLimit = PLANS[plan].creditsPerCycle;
   ledger(em, account, 'cycle_reset', -usedBefore, `new cycle on ${plan}`);

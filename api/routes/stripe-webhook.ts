@@ -20,7 +20,9 @@ export interface StripeWebhookOptions {
  * and re-serialised body would not match it), so this runs before any body
  * parser. Bad signature or a timestamp outside Stripe's 5-minute tolerance:
  * 400, nothing changes. An event type we do not handle: 200, ignored. An
- * error while applying: 500, and Stripe delivers the event again.
+ * event naming a subscription Stripe no longer has: 200, ignored, logged once
+ * (its id is kept, so a redelivery is a duplicate). An error while applying:
+ * 500, and Stripe delivers the event again.
  */
 export function stripeWebhookRoutes(deps: ApiDeps, options: StripeWebhookOptions = {}): Middleware<RequestState> {
   const { billing } = deps;
@@ -56,7 +58,11 @@ export function stripeWebhookRoutes(deps: ApiDeps, options: StripeWebhookOptions
     }
     // A plan below Growth paused the account's CRM integrations in the event's transaction: their Schedules follow.
     if (result.crmPaused && result.accountId !== null) await deps.crm?.pauseAccount(result.accountId, 'plan');
-    deps.logger.info({ eventId: event.id, type: event.type, outcome: result.outcome, accountId: result.accountId }, 'stripe event');
+    if (result.missingSubscriptionId) {
+      deps.logger.warn({ eventId: event.id, type: event.type, subscriptionId: result.missingSubscriptionId, accountId: result.accountId }, 'stripe event names a subscription Stripe no longer has: acknowledged, nothing changed');
+    } else {
+      deps.logger.info({ eventId: event.id, type: event.type, outcome: result.outcome, accountId: result.accountId }, 'stripe event');
+    }
     ctx.status = 200;
     ctx.body = { received: true, outcome: result.outcome };
   };

@@ -22,6 +22,20 @@ export interface SubscriptionState {
   hasPendingUpdate: boolean;
 }
 
+/**
+ * A paid invoice of a subscription, reduced to what it changed: the plan's price
+ * it billed (the period line, or for a mid-period change the line charging for
+ * the new price), from when, and when it was paid.
+ */
+export interface BilledInvoice {
+  id: string;
+  billingReason: string | null;
+  priceId: string | null;
+  /** The billed line's period start: the new period, or the proration date of a change. */
+  periodStart: Date;
+  paidAt: Date;
+}
+
 export interface UpgradePreview {
   amountDueCents: number;
   currency: string;
@@ -146,6 +160,21 @@ export class StripeBilling {
     return this.toState(await this.stripe.subscriptions.retrieve(id, { expand: ['schedule'] }));
   }
 
+  /**
+   * The subscription's paid invoices in Stripe's order, oldest first: what
+   * Stripe billed, however late or out of order its events arrive.
+   * GET /v1/invoices?subscription=…&status=paid (docs.stripe.com/api/invoices/list)
+   * lists newest first, 100 a page at most, paged with `starting_after`.
+   */
+  async listPaidInvoices(subscriptionId: string): Promise<BilledInvoice[]> {
+    const newestFirst: BilledInvoice[] = [];
+    for await (const invoice of this.stripe.invoices.list({ subscription: subscriptionId, status: 'paid', limit: 100 })) {
+      const billed = billedInvoice(invoice);
+      if (billed) newestFirst.push(billed);
+    }
+    return newestFirst.reverse();
+  }
+
   /** Throws `Stripe.errors.StripeSignatureVerificationError` for a bad signature or a timestamp older than 5 minutes. */
   verifyEvent(rawBody: Buffer, signatureHeader: string): Stripe.Event {
     return this.stripe.webhooks.constructEvent(rawBody, signatureHeader, this.config.webhookSecret);
@@ -173,6 +202,30 @@ export class StripeBilling {
       hasPendingUpdate: sub.pending_update != null,
     };
   }
+}
+
+/** A line's price: `pricing.price_details.price` since API 2025-03-31.basil. */
+const priceOfLine = (line: Stripe.InvoiceLineItem) => idOf(line.pricing?.price_details?.price as string | { id: string } | undefined);
+const isProration = (line: Stripe.InvoiceLineItem) =>
+  Boolean(line.parent?.subscription_item_details?.proration ?? line.parent?.invoice_item_details?.proration);
+
+function billedInvoice(invoice: Stripe.Invoice): BilledInvoice | null {
+  const paidAt = invoice.status_transitions?.paid_at;
+  if (!invoice.id || !paidAt) return null;
+  const lines = invoice.lines.data;
+  // A new period bills one regular line; a price change bills a credit for the old
+  // price (negative) and a charge for the new one (docs.stripe.com/billing/subscriptions/prorations).
+  const line = lines.find((candidate) => !isProration(candidate)) ?? lines.find((candidate) => isProration(candidate) && candidate.amount > 0);
+  if (!line) return null;
+  return { id: invoice.id, billingReason: invoice.billing_reason, priceId: priceOfLine(line), periodStart: toDate(line.period.start), paidAt: toDate(paidAt) };
+}
+
+/**
+ * Stripe's "No such subscription" (and any other object it no longer has): a
+ * 404 `invalid_request_error` with code `resource_missing` (docs.stripe.com/error-codes#resource-missing).
+ */
+export function isResourceMissing(error: unknown): boolean {
+  return error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing';
 }
 
 export function createStripeBilling(config: StripeConfig, options: { maxNetworkRetries?: number } = {}): StripeBilling {

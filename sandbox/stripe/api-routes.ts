@@ -102,16 +102,46 @@ export function apiRouter(world: StripeWorld): Router<ApiState> {
     const preview = previewPriceChange(world, sub, item ? optionalString(item, 'id', 'subscription_details[items][0][id]') : null, priceId, behavior, prorationDate);
     ctx.body = { ...world.invoiceJson(preview), id: null };
   });
-  // GET /v1/invoices: docs.stripe.com/api/invoices/list (customer and subscription filters).
+  // GET /v1/invoices: docs.stripe.com/api/invoices/list. Filters `customer`,
+  // `subscription`, `status` (draft, open, paid, uncollectible, void); "sorted by
+  // creation date, with the most recently created invoices appearing first";
+  // `limit` 1–100 (default 10) with `has_more`, paged by `starting_after` /
+  // `ending_before` (docs.stripe.com/api/pagination).
   router.get('/invoices', (ctx) => {
     const p = ctx.state.params;
     const customer = optionalString(p, 'customer');
     const subscription = optionalString(p, 'subscription');
-    const data = [...world.invoices.values()]
-      .filter((invoice) => (!customer || invoice.customer === customer) && (!subscription || invoice.subscription === subscription))
-      .sort((a, b) => b.created - a.created)
-      .map(world.invoiceJson);
-    ctx.body = { object: 'list', data, has_more: false, url: '/v1/invoices' };
+    const status = optionalEnum(p, 'status', ['draft', 'open', 'paid', 'uncollectible', 'void'] as const);
+    const limit = optionalInteger(p, 'limit') ?? 10;
+    if (limit < 1 || limit > 100) throw invalidParam('limit', 'This value must be greater than or equal to 1 and less than or equal to 100.');
+    const startingAfter = optionalString(p, 'starting_after');
+    const endingBefore = optionalString(p, 'ending_before');
+    // Newest first; invoices made in the same second keep the order they were made in, newest first too.
+    const all = [...world.invoices.values()]
+      .map((invoice, index) => ({ invoice, index }))
+      .filter(({ invoice }) => (!customer || invoice.customer === customer) && (!subscription || invoice.subscription === subscription) && (!status || invoice.status === status))
+      .sort((a, b) => b.invoice.created - a.invoice.created || b.index - a.index)
+      .map(({ invoice }) => invoice);
+    const cursor = (id: string, param: string) => {
+      const at = all.findIndex((invoice) => invoice.id === id);
+      if (at < 0) throw new StripeApiError(400, 'invalid_request_error', `No such invoice: '${id}'`, { code: 'resource_missing', param });
+      return at;
+    };
+    let page: typeof all;
+    let hasMore: boolean;
+    if (startingAfter) {
+      const from = cursor(startingAfter, 'starting_after') + 1;
+      page = all.slice(from, from + limit);
+      hasMore = from + limit < all.length;
+    } else if (endingBefore) {
+      const to = cursor(endingBefore, 'ending_before');
+      page = all.slice(Math.max(0, to - limit), to);
+      hasMore = to - limit > 0;
+    } else {
+      page = all.slice(0, limit);
+      hasMore = limit < all.length;
+    }
+    ctx.body = { object: 'list', data: page.map(world.invoiceJson), has_more: hasMore, url: '/v1/invoices' };
   });
   router.get('/invoices/:id', (ctx) => {
     const invoice = world.invoices.get(ctx.params.id);

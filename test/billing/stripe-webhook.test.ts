@@ -165,3 +165,130 @@ describe('replays', () => {
     expect(await b.ledger(accountId)).toEqual(ledger);
   });
 });
+
+// Issue 16 §5: credits follow what Stripe billed, however late or out of order
+// the events come; and an event about a subscription Stripe no longer has is
+// acknowledged without changing anything.
+
+/** Checkout to Starter, then an upgrade to Growth made in Stripe: the same history each time. */
+async function starterThenGrowth(accountId: number, options: { betweenSteps?: () => Promise<void> } = {}): Promise<void> {
+  const { url } = await startCheckout(em(), b.billing, accountId, 'starter', CHECKOUT_URLS);
+  await clickCheckout(url, 'Pay');
+  await options.betweenSteps?.();
+  const sub = [...b.stripe.world.subscriptions.values()].at(-1)!;
+  const updated = await b.billing.upgrade({ subscription: await b.billing.retrieveSubscription(sub.id), plan: 'growth' });
+  expect(b.billing.planFor(updated.priceId)).toBe('growth');
+}
+
+/** Every event Stripe emitted so far, delivered now in the order given (held back until then). */
+async function deliverHeld(order: (events: SandboxEvent[]) => SandboxEvent[]): Promise<void> {
+  b.stripe.webhooks.settings.url = b.webhookUrl;
+  for (const event of order(b.events())) b.stripe.webhooks.resend(event);
+  await b.settled();
+}
+
+describe('credits follow what Stripe billed, however late its events arrive', () => {
+  it('in order: Checkout to Starter gives 53, the upgrade to Growth adds 200 (253)', async () => {
+    const accountId = await b.stack.createAccount('free');
+    await starterThenGrowth(accountId, {
+      async betweenSteps() {
+        await b.settled();
+        expect(await b.account(accountId)).toMatchObject({ plan: 'starter', creditLimit: 53 });
+      },
+    });
+    await b.settled();
+    expect(await b.account(accountId)).toMatchObject({ plan: 'growth', creditLimit: 253, creditsUsed: 0 });
+    expect((await b.ledger(accountId)).map((row) => [row.kind, row.limit_after])).toEqual([['plan_change', 53], ['plan_change', 253]]);
+  });
+
+  for (const [name, order] of [
+    ['all held back and delivered after the upgrade', (events: SandboxEvent[]) => events],
+    ['held back and delivered newest first', (events: SandboxEvent[]) => [...events].reverse()],
+    ['held back and delivered shuffled', (events: SandboxEvent[]) => [...events].sort((x, y) => x.id.localeCompare(y.id))],
+  ] as const) {
+    it(`${name}: the same 253 credits and the same ledger`, async () => {
+      const accountId = await b.stack.createAccount('free');
+      b.stripe.webhooks.settings.url = null;
+      await starterThenGrowth(accountId);
+      expect(await b.account(accountId)).toMatchObject({ plan: 'free', stripeSubscriptionId: null });
+      await deliverHeld(order);
+      const account = await b.account(accountId);
+      expect(account).toMatchObject({ plan: 'growth', creditLimit: 253, creditsUsed: 0, subscriptionStatus: 'active' });
+      const subscription = await b.billing.retrieveSubscription(account.stripeSubscriptionId!);
+      expect(account.cycleStart.toISOString()).toBe(subscription.periodStart.toISOString());
+      expect((await b.ledger(accountId)).map((row) => [row.kind, row.limit_after, row.note])).toEqual([
+        ['plan_change', 53, 'subscribed to starter: 3 carried over + 50 for the new cycle'],
+        ['plan_change', 253, 'upgrade to growth: 53 carried over + 200 prorated'],
+      ]);
+    });
+  }
+
+  it('what the app reads: the paid invoices oldest first, paged as Stripe pages them (limit, starting_after, status)', async () => {
+    const accountId = await b.stack.createAccount('free');
+    await starterThenGrowth(accountId);
+    await b.settled();
+    const sub = [...b.stripe.world.subscriptions.values()].at(-1)!.id;
+    const billed = await b.billing.listPaidInvoices(sub);
+    expect(billed.map((invoice) => [invoice.billingReason, b.billing.planFor(invoice.priceId)])).toEqual([['subscription_create', 'starter'], ['subscription_update', 'growth']]);
+    const list = (query: string) => fetch(`${b.stripe.url}/v1/invoices?subscription=${sub}&${query}`, { headers: { authorization: 'Bearer sk_test_billing_suite' } }).then((reply) => reply.json());
+    const first = await list('status=paid&limit=1');
+    expect([first.data.map((invoice: { id: string }) => invoice.id), first.has_more]).toEqual([[billed[1]!.id], true]);
+    const second = await list(`status=paid&limit=1&starting_after=${billed[1]!.id}`);
+    expect([second.data.map((invoice: { id: string }) => invoice.id), second.has_more]).toEqual([[billed[0]!.id], false]);
+    expect((await list('status=open')).data).toEqual([]);
+  });
+
+  it('an upgrade whose payment was declined adds nothing until Stripe is paid', async () => {
+    const accountId = await b.stack.createAccount('free');
+    b.stripe.webhooks.settings.url = null;
+    const { url } = await startCheckout(em(), b.billing, accountId, 'starter', CHECKOUT_URLS);
+    await clickCheckout(url, 'Pay');
+    const sub = [...b.stripe.world.subscriptions.values()].at(-1)!;
+    b.stripe.world.failNextPayment();
+    const pending = await b.billing.upgrade({ subscription: await b.billing.retrieveSubscription(sub.id), plan: 'growth' });
+    expect(pending.hasPendingUpdate).toBe(true);
+    await deliverHeld((events) => [...events].reverse());
+    expect(await b.account(accountId)).toMatchObject({ plan: 'starter', creditLimit: 53 });
+  });
+});
+
+describe('an event about a subscription Stripe no longer has', () => {
+  async function gone(capture: () => SandboxEvent): Promise<string> {
+    const event = capture();
+    // Stripe forgets everything (as after deleting test data); the event stays validly signed.
+    await b.resetStripe();
+    return JSON.stringify(event);
+  }
+
+  it('customer.subscription.updated: 200, nothing changes, a redelivery is a duplicate', async () => {
+    const accountId = await paidGrowth();
+    const sub = (await b.account(accountId)).stripeSubscriptionId!;
+    await b.billing.setCancelAtPeriodEnd(sub, true);
+    await b.settled();
+    const before = await b.account(accountId);
+    const ledger = await b.ledger(accountId);
+    const payload = await gone(() => b.events('customer.subscription.updated').at(-1)!);
+    const copy = copyOf(JSON.parse(payload) as SandboxEvent, 'evt_gone_subscription_updated');
+    const first = await post(copy, signed(copy));
+    expect([first.status, await first.json()]).toEqual([200, { received: true, outcome: 'ignored' }]);
+    const again = await post(copy, signed(copy));
+    expect([again.status, await again.json()]).toEqual([200, { received: true, outcome: 'duplicate' }]);
+    expect(await b.account(accountId)).toEqual(before);
+    expect(await b.ledger(accountId)).toEqual(ledger);
+    expect((await b.appliedEvents()).find((row) => row.id === 'evt_gone_subscription_updated')).toMatchObject({ account_id: accountId });
+  });
+
+  it('checkout.session.completed of a Free account: 200, the account stays on Free', async () => {
+    const accountId = await b.stack.createAccount('free');
+    b.stripe.webhooks.settings.url = null;
+    const { url } = await startCheckout(em(), b.billing, accountId, 'starter', CHECKOUT_URLS);
+    await clickCheckout(url, 'Pay');
+    const before = await b.account(accountId);
+    const payload = await gone(() => b.events('checkout.session.completed').at(-1)!);
+    const reply = await post(payload, signed(payload));
+    expect([reply.status, await reply.json()]).toEqual([200, { received: true, outcome: 'ignored' }]);
+    expect(await b.account(accountId)).toEqual(before);
+    expect(before).toMatchObject({ plan: 'free', stripeSubscriptionId: null });
+    expect(await b.ledger(accountId)).toEqual([]);
+  });
+});
