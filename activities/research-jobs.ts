@@ -19,19 +19,28 @@ export interface ResearchJobDeps {
   clock: () => Date;
 }
 
+async function loadJob(em: EntityManager, researchId: string): Promise<IResearchJob> {
+  const job = await em.findOne(ResearchJob, researchId, { populate: ['account', 'product'] });
+  if (!job) throw ApplicationFailure.create({ type: FAILURE_TYPES.jobNotFound, message: `no research job ${researchId}`, nonRetryable: true });
+  return job;
+}
+
+function entitlementsOf(job: IResearchJob) {
+  const plan = PLANS[job.account.plan];
+  return { decisionMakers: plan.hasDecisionMakers, companyNews: plan.hasCompanyNews };
+}
+
+/** The cache plan of a company found only through the person (the `planCompany` activity, and inside `lookupParts`). */
+export async function planCompanyOfJob({ orm, clock }: ResearchJobDeps, researchId: string, query: CompanyQuery): Promise<CompanyPlan> {
+  const em = orm.em.fork();
+  const job = await loadJob(em, researchId);
+  const companyKey = companyKeyOf(query)!;
+  const cached = await loadCachedCompany(em, job.account.id, job.product!.id, companyKey);
+  return planCompany(companyKey, cached, entitlementsOf(job), clock(), job.account.language);
+}
+
 /** Activities that read and write the job and its cached data (each forks its own EntityManager). */
 export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
-  async function loadJob(em: EntityManager, researchId: string): Promise<IResearchJob> {
-    const job = await em.findOne(ResearchJob, researchId, { populate: ['account', 'product'] });
-    if (!job) throw ApplicationFailure.create({ type: FAILURE_TYPES.jobNotFound, message: `no research job ${researchId}`, nonRetryable: true });
-    return job;
-  }
-
-  function entitlementsOf(job: IResearchJob) {
-    const plan = PLANS[job.account.plan];
-    return { decisionMakers: plan.hasDecisionMakers, companyNews: plan.hasCompanyNews };
-  }
-
   return {
     /** `queued` → `processing`, then the cache plan of spec §8.4; a full cache hit ends the job here. */
     async startResearch(researchId: string): Promise<ResearchPlan> {
@@ -94,13 +103,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
     },
 
     /** The cache plan of a company found only through the person. */
-    async planCompany(researchId: string, query: CompanyQuery): Promise<CompanyPlan> {
-      const em = orm.em.fork();
-      const job = await loadJob(em, researchId);
-      const companyKey = companyKeyOf(query)!;
-      const cached = await loadCachedCompany(em, job.account.id, job.product!.id, companyKey);
-      return planCompany(companyKey, cached, entitlementsOf(job), clock(), job.account.language);
-    },
+    planCompany: (researchId: string, query: CompanyQuery): Promise<CompanyPlan> => planCompanyOfJob({ orm, clock }, researchId, query),
 
     /** Stores the parts and freezes the reply in one transaction; a job already ended is left alone. */
     async finishResearch(researchId: string, outcome: ResearchOutcome): Promise<void> {

@@ -86,15 +86,23 @@ export function planCompany(
 }
 
 /**
+ * Every part fresh: the enrichment steps would ask no provider (no fetch, no
+ * posts, news, decision makers or technologies to refresh, the company known).
+ * The model may still have texts to write.
+ */
+export function hasNothingToFetch(plan: ResearchPlan): boolean {
+  const { prospect, company } = plan;
+  if (prospect.needsFetch || prospect.needsPosts || company === null) return false;
+  const hasTechnologiesToDetect = company.profile?.website != null && company.technologies === null;
+  return !company.needsFetch && !company.needsPosts && !company.needsNews && !company.needsDecisionMakers && !hasTechnologiesToDetect;
+}
+
+/**
  * Every part fresh and nothing for the model to write: the job can be answered
- * from the cache alone, exactly as the workflow's steps would answer it (no
- * fetch, no posts, news, decision makers or technologies to refresh, no AI).
+ * from the cache alone, exactly as the workflow's steps would answer it.
  */
 export function isFullCacheHit(plan: ResearchPlan): boolean {
-  const { prospect, company } = plan;
-  if (prospect.needsFetch || prospect.needsPosts || prospect.needsAI || company === null) return false;
-  const hasTechnologiesToDetect = company.profile?.website != null && company.technologies === null;
-  return !company.needsFetch && !company.needsPosts && !company.needsNews && !company.needsDecisionMakers && !company.needsAI && !hasTechnologiesToDetect;
+  return hasNothingToFetch(plan) && !plan.prospect.needsAI && !plan.company!.needsAI;
 }
 
 /** The outcome of a full cache hit: the cached parts, nothing refreshed. */

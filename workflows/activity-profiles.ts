@@ -19,9 +19,11 @@ export const dbWrite: ActivityOptions = {
 };
 
 /**
- * `startResearch` as a local activity: a few indexed reads and, on a full cache
- * hit, the job's completion, run by the worker inside the first workflow task
- * with no round trip through the server (the latency of a cache hit).
+ * `startResearch` and `finishResearch` as local activities: a few indexed
+ * reads (and, on a full cache hit, the job's completion), or the one
+ * transaction that stores the parts, run by the worker inside a workflow task
+ * with no round trip through the server (the latency of a cache hit; issue 21's
+ * CPU per job). Both are idempotent, so a re-run after a lost worker is safe.
  */
 export const dbLocal: LocalActivityOptions = {
   startToCloseTimeout: '15 seconds',
@@ -40,6 +42,26 @@ export const providerCall: ActivityOptions = {
     maximumInterval: '5 seconds',
     maximumAttempts: 2,
     nonRetryableErrorTypes: [],
+  },
+};
+
+/**
+ * Every enrichment part of a job in one activity (`lookupParts`, issue 21).
+ * Each part has its own timeout and retry inside (activities/enrichment.ts
+ * `PART_POLICY`, the figures of `providerCall`) and fails alone; these
+ * attempts are for a lost worker, noticed within the heartbeat timeout, and
+ * resume from what the last attempt reported in its heartbeats. The job's
+ * 3-minute deadline bounds it first.
+ */
+export const lookupCall: ActivityOptions = {
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '5 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: [FAILURE_TYPES.jobNotFound, FAILURE_TYPES.invalidState],
   },
 };
 

@@ -10,13 +10,16 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { PROGRESS_QUERY, type ResearchProgress, type ResearchWorkflowInput } from '../domain/research-contract.ts';
-import { isFullCacheHit } from '../domain/cache-flags.ts';
-import { dbLocal, dbWrite, modelCall, providerCall } from './activity-profiles.ts';
-import { enrichCompany, enrichPerson, enrichPersonPosts, resolveCompany, type Enrichment } from './enrichment-steps.ts';
+import { hasNothingToFetch, isFullCacheHit } from '../domain/cache-flags.ts';
+import type { ResearchPlan } from '../domain/research-pipeline.ts';
+import { enrichParts, type EnrichedParts } from '../domain/enrichment-chains.ts';
+import { dbLocal, dbWrite, lookupCall, modelCall, providerCall } from './activity-profiles.ts';
+import { perPartRunner } from './enrichment-steps.ts';
 import { buildOutcome, insightsInputFor } from './outcome.ts';
 
 const jobs = proxyActivities<Activities>(dbWrite);
 const enrichment = proxyActivities<Activities>(providerCall);
+const lookups = proxyActivities<Activities>(lookupCall);
 const model = proxyActivities<Activities>(modelCall);
 const local = proxyLocalActivities<Activities>(dbLocal);
 
@@ -31,6 +34,21 @@ const LOCAL_START_PATCH = 'start-research-local-activity';
  * with no deadline at all: `withTimeout(0)` arms no timer. Gated for replay.
  */
 const LATE_PICKUP_PATCH = 'fail-jobs-picked-up-after-their-deadline';
+
+/**
+ * Issue 21: every enrichment part in one activity (`lookupParts`), its HTTP
+ * calls side by side, instead of one activity per part. Runs started before
+ * keep their per-part activities on replay.
+ */
+const ONE_LOOKUP_ACTIVITY_PATCH = 'enrichment-parts-in-one-activity';
+
+/**
+ * Issue 21: `finishResearch` as a local activity, run by the worker inside the
+ * workflow task that follows the AI step (one workflow task and one activity
+ * task fewer per job). It is the only local activity then running (never
+ * several side by side: sdk-typescript#1744). Gated for replay.
+ */
+const LOCAL_FINISH_PATCH = 'finish-research-local-activity';
 
 export const progressQuery = defineQuery<ResearchProgress>(PROGRESS_QUERY);
 
@@ -68,23 +86,28 @@ async function runPipeline(input: ResearchWorkflowInput, progress: ResearchProgr
   if (plan.hasEnded) return;
   progress.isCacheHit = isFullCacheHit(plan);
 
-  // Independent chains run side by side: person → posts, and (person →) company → its parts.
   progress.stage = 'fetching_data';
-  const steps: Enrichment = { activities: enrichment, jobs, markDone: (part) => progress.partsDone.push(part) };
-  const person = enrichPerson(steps, plan);
-  const [personState, posts, company] = await Promise.all([
-    person,
-    person.then((state) => enrichPersonPosts(steps, plan, state)),
-    resolveCompany(steps, plan, person).then((resolved) =>
-      resolved ? enrichCompany(steps, plan, resolved.companyPlan, resolved.query, person) : null,
-    ),
-  ]);
+  const { person: personState, posts, company } = await lookUpParts(plan, progress);
 
   progress.stage = 'generating_insights';
   const insightsInput = insightsInputFor(plan, personState, posts, company);
   const insights = insightsInput ? await model.generateInsights(insightsInput) : null;
 
   progress.stage = 'storing_results';
-  await jobs.finishResearch(input.researchId, buildOutcome(plan, personState, posts, company, insightsInput, insights));
+  const outcome = buildOutcome(plan, personState, posts, company, insightsInput, insights);
+  await (patched(LOCAL_FINISH_PATCH) ? local : jobs).finishResearch(input.researchId, outcome);
   progress.stage = 'done';
+}
+
+/**
+ * Independent chains side by side: person → posts, and (person →) company →
+ * its parts. With every part fresh the chains ask for nothing and run here.
+ */
+async function lookUpParts(plan: ResearchPlan, progress: ResearchProgress): Promise<EnrichedParts> {
+  if (!hasNothingToFetch(plan) && patched(ONE_LOOKUP_ACTIVITY_PATCH)) {
+    const found = await lookups.lookupParts(plan);
+    progress.partsDone.push(...found.partsDone);
+    return found;
+  }
+  return enrichParts(perPartRunner(enrichment, jobs, (part) => progress.partsDone.push(part)), plan);
 }

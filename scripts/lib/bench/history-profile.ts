@@ -62,7 +62,7 @@ export interface JobTimeline {
   localActivities: number;
 }
 
-const LOOKUPS = new Set(['fetchPerson', 'fetchPersonPosts', 'fetchCompany', 'fetchCompanyPosts', 'fetchCompanyNews', 'fetchDecisionMakers', 'detectTechnologies', 'planCompany']);
+const LOOKUPS = new Set(['lookupParts', 'fetchPerson', 'fetchPersonPosts', 'fetchCompany', 'fetchCompanyPosts', 'fetchCompanyNews', 'fetchDecisionMakers', 'detectTechnologies', 'planCompany']);
 
 /**
  * When each activity of a history finished, by type: a regular activity at its
