@@ -105,6 +105,7 @@ describe('the Lists page in Chromium', () => {
     expect(await notResearched.getByRole('row', { name: /^6 / }).innerText()).toMatch(/Duplicate: same as row 2/);
     expect(await notResearched.getByRole('row', { name: /^9 / }).innerText()).toMatch(/Invalid: no @ in "keine-adresse"/);
     await expectAccessible();
+    if (process.env.SCREENSHOTS === '1') await page.getByRole('heading', { name: 'Columns' }).evaluate((heading) => window.scrollTo(0, heading.getBoundingClientRect().top + window.scrollY - 80));
     await screenshotForReadme(page, 'list-preview');
 
     // Without an e-mail column nothing can start, and the page says so at the columns.
