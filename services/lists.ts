@@ -44,6 +44,8 @@ export interface ListDraftReply extends ListSummary {
   skipFlagged: boolean;
   preview: ListPreview | null;
   mappingError: string | null;
+  /** The first data rows: what each column holds, beside its select. */
+  sampleRows: string[][];
 }
 
 const listSuffix = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 24);
@@ -167,6 +169,8 @@ export async function deleteListDraft(em: EntityManager, accountId: number, list
 
 const parsedOf = (list: ListRow): ParsedList => ({ headers: list.headers, rows: list.cells, firstRowNumber: list.first_row_number });
 
+const SAMPLE_ROWS = 3;
+
 export function draftReply(list: ListRow, creditsLeft: number): ListDraftReply {
   const problem = mappingError(parsedOf(list), list.mapping);
   const preview = problem ? null : buildListPreview(parsedOf(list), list.mapping, { skipFlagged: list.skip_flagged, creditsLeft });
@@ -177,6 +181,7 @@ export function draftReply(list: ListRow, creditsLeft: number): ListDraftReply {
     skipFlagged: list.skip_flagged,
     preview,
     mappingError: problem?.message ?? null,
+    sampleRows: list.cells.slice(0, SAMPLE_ROWS),
   };
 }
 

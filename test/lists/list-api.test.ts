@@ -34,6 +34,7 @@ describe('uploading a list', () => {
     });
     expect(upload.body.list.preview).toMatchObject({ totalRows: 3, valid: 3, willRun: 3, creditsLeft: 200 });
     expect(upload.body.list.id).toMatch(/^lst_[0-9A-Za-z]{24}$/);
+    expect(upload.body.list.sampleRows).toEqual([['Person 0', expect.stringContaining('@')], ['Person 1', expect.any(String)], ['Person 2', expect.any(String)]]);
   });
 
   it('takes pasted addresses, one per line', async () => {
