@@ -1,7 +1,19 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from './config.ts';
 
+/**
+ * gRPC waits ever longer between reconnection attempts (1 s × 1.6ⁿ, up to
+ * 120 s): after a 20-second Temporal outage the next attempt came about 6 s
+ * after the server was back, and the workflow starts of the jobs accepted
+ * meanwhile (services/workflow-start-relay.ts) waited for it. One attempt a
+ * second at most keeps the relay's delay near its own one-second interval.
+ */
+const MAX_RECONNECT_BACKOFF_MS = 1_000;
+
 export async function connectTemporalClient(config: Config): Promise<Client> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect({
+    address: config.temporal.address,
+    channelArgs: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS },
+  });
   return new Client({ connection, namespace: config.temporal.namespace });
 }
