@@ -134,20 +134,20 @@ export async function countWaitingForWorkflow(context: CaseContext): Promise<num
 }
 
 /**
- * Measures the relay (services/workflow-start-relay.ts): how long after
- * Temporal returned (`returnedAt`) every job that waited for its workflow had
- * one. Printed as a note with the verdict.
+ * Measures the relay (services/workflow-start-relay.ts): how long after the
+ * fault ended (`since`: Temporal returned, or the API died) every job that
+ * waited for its workflow had one. Printed as a note with the verdict.
  */
-export async function measureRelay(context: CaseContext, returnedAt: number, waitingBefore: number): Promise<void> {
+export async function measureRelay(context: CaseContext, since: number, waitingBefore: number, after = 'Temporal returned'): Promise<void> {
   const deadline = Date.now() + context.settings.deadlineMs;
   let waiting = await countWaitingForWorkflow(context);
   while (waiting > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     waiting = await countWaitingForWorkflow(context);
   }
-  const took = Date.now() - returnedAt;
-  if (waiting > 0) context.problem(`${waiting} accepted jobs still had no workflow ${seconds(took)} after Temporal returned`);
-  else context.note(`relay: the workflows of the ${waitingBefore} jobs accepted while Temporal was away were all started ${seconds(took)} after it returned`);
+  const took = Date.now() - since;
+  if (waiting > 0) context.problem(`${waiting} accepted jobs still had no workflow ${seconds(took)} after ${after}`);
+  else context.note(`relay: the workflows of the ${waitingBefore} waiting jobs were all started ${seconds(took)} after ${after}`);
 }
 
 export function describeReplies(replies: readonly Submitted[]): string {
