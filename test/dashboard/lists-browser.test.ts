@@ -78,6 +78,13 @@ describe('the Lists page in Chromium', () => {
     await page.getByRole('alert').filter({ hasText: 'This list cannot be used' }).filter({ hasText: 'not a CSV' }).waitFor();
     await expectAccessible();
 
+    // Over 2 MiB is refused before it is sent; an empty file by the server. Both said at the file field.
+    await fileInput.setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.alloc(2 * 1024 * 1024 + 1, 'a') });
+    await page.getByRole('alert').filter({ hasText: 'The file is too large' }).filter({ hasText: '"big.csv" is 2.0 MiB' }).waitFor();
+    await fileInput.setInputFiles({ name: 'empty.csv', mimeType: 'text/csv', buffer: Buffer.alloc(0) });
+    await page.getByRole('alert').filter({ hasText: 'This list cannot be used' }).filter({ hasText: 'The file is empty' }).waitFor();
+    await expectAccessible();
+
     // The real export: its columns guessed from the German headers.
     const { people, csv } = attendeesCsv();
     await fileInput.setInputFiles({ name: 'Messe Besucher.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
@@ -185,6 +192,18 @@ describe('the Lists page in Chromium', () => {
     await page.getByRole('button', { name: 'Check addresses' }).click();
     await page.getByText('Paste at least one address.').waitFor();
     await expectAccessible();
+    // 1,000 lines and not one address: every row said invalid, nothing can start, the draft goes.
+    await pasted.fill(Array.from({ length: 1000 }, (_, index) => `person${index}.example.com`).join('\n'));
+    await page.getByRole('button', { name: 'Check addresses' }).click();
+    await page.getByRole('status').filter({ hasText: 'No row would be researched, so nothing is charged.' }).waitFor();
+    expect(await count('Invalid addresses')).toBe('1,000');
+    expect(await page.getByRole('button', { name: 'Start researching 0 rows' }).isDisabled()).toBe(true);
+    await page.getByText('No row can run: see the check above.').waitFor();
+    await page.getByText('The first 100 of 1,000 rows are shown.').waitFor();
+    await expectAccessible();
+    await page.getByRole('button', { name: 'Delete this draft' }).click();
+    await page.getByRole('heading', { name: 'Lists', level: 1 }).waitFor();
+    await page.getByText('Paste addresses', { exact: true }).click();
     await pasted.fill([4, 5, 6].map((index) => samplePerson(stack, { knownTo: 'both' }, index).email).join('\n'));
     await page.getByRole('button', { name: 'Check addresses' }).click();
     await page.getByRole('status').filter({ hasText: 'Uses 3 of your 46 credits left.' }).waitFor();

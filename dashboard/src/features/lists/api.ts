@@ -59,6 +59,13 @@ export function useUpdateList(listId: string) {
 export const useStartList = (listId: string) =>
   useListMutation((expectedRows: number) => api<{ list: ListSummary }>(`/lists/${encodeURIComponent(listId)}/start`, { body: { expectedRows } }));
 export const useCancelList = (listId: string) => useListMutation(() => api<{ list: ListSummary }>(`/lists/${encodeURIComponent(listId)}/cancel`, { body: {} }));
-export const useDeleteList = (listId: string) => useListMutation(() => api(`/lists/${encodeURIComponent(listId)}`, { method: 'DELETE' }));
+/** The deleted draft's own query is left alone (re-read it would be a 404 under the page); the page leaves for the list of lists. */
+export function useDeleteList(listId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api(`/lists/${encodeURIComponent(listId)}`, { method: 'DELETE' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['lists'], exact: true }),
+  });
+}
 
 export const resultsUrl = (listId: string, format: 'csv' | 'jsonl') => `/app/api/lists/${encodeURIComponent(listId)}/results.${format}`;
