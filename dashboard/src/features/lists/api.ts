@@ -48,10 +48,14 @@ function useListMutation<TInput, TResult>(request: (input: TInput) => Promise<TR
 export const useUploadList = () =>
   useListMutation((file: File) => api<{ list: ListDraft }>(`/lists?name=${encodeURIComponent(file.name)}`, { body: file }));
 export const usePasteList = () => useListMutation((pasted: string) => api<{ list: ListDraft }>('/lists', { body: { pasted } }));
-/** The reply carries the recomputed preview: it replaces the draft at once, so the selects never show the old mapping. */
+/**
+ * The reply carries the recomputed preview and replaces the draft. Changes run
+ * one after another (one scope per list), so the last choice is the last answer.
+ */
 export function useUpdateList(listId: string) {
   const queryClient = useQueryClient();
   return useMutation({
+    scope: { id: `list-update-${listId}` },
     mutationFn: (patch: TListPatch) => api<{ list: ListDraft }>(`/lists/${encodeURIComponent(listId)}`, { method: 'PATCH', body: patch }),
     onSuccess: ({ list }) => queryClient.setQueryData<ListDetail>(['lists', listId], (detail) => (detail ? { ...detail, list } : detail)),
   });

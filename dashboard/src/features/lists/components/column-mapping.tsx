@@ -13,7 +13,6 @@ export function ColumnMappingCard(props: {
   sampleRows?: string[][];
   mapping: ColumnMapping;
   mappingError: string | null;
-  isSaving: boolean;
   onChange(mapping: ColumnMapping): void;
 }) {
   const { headers, sampleRows = [], mappingError } = props;
@@ -50,7 +49,6 @@ export function ColumnMappingCard(props: {
               label={`Column ${column + 1}: ${header}`}
               description={samples.length > 0 ? `e.g. ${samples.join(', ')}` : undefined}
               value={fieldOf(column)}
-              disabled={props.isSaving}
               onChange={(event) => choose(column, event.currentTarget.value)}
               data={[{ value: NOT_USED, label: 'Not used' }, ...LIST_FIELDS.map((field) => ({ value: field, label: LIST_FIELD_LABELS[field] }))]}
             />

@@ -1,4 +1,5 @@
 import { Alert, Anchor, Button, Card, Group, NativeSelect, Stack, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { formatCount } from '../../../../../domain/list-fields.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
@@ -9,30 +10,32 @@ import { PreviewCard } from './preview-card.tsx';
 
 /** A draft: choose the key, map the columns, check the preview, start. Nothing is charged before Start. */
 export function DraftList({ list }: { list: ListDraft }) {
+  // Controls stay enabled while a change is saved: disabling the focused one would drop keyboard focus.
   const update = useUpdateList(list.id);
   return (
     <Stack maw={1100}>
       <Text>Nothing is charged until you start the list. Each row is researched like an API request with the key you choose.</Text>
-      <KeyCard list={list} isSaving={update.isPending} onChange={(apiKeyId) => update.mutate({ apiKeyId })} />
+      <KeyCard list={list} onChange={(apiKeyId) => update.mutate({ apiKeyId })} />
       <ColumnMappingCard
         headers={list.headers}
         sampleRows={list.sampleRows}
         mapping={list.mapping}
         mappingError={list.mappingError}
-        isSaving={update.isPending}
         onChange={(mapping) => update.mutate({ mapping })}
       />
       <FormError error={update.error} />
       {list.preview && (
-        <PreviewCard preview={list.preview} skipFlagged={list.skipFlagged} isSaving={update.isPending} onSkipFlagged={(skipFlagged) => update.mutate({ skipFlagged })} />
+        <PreviewCard preview={list.preview} skipFlagged={list.skipFlagged} onSkipFlagged={(skipFlagged) => update.mutate({ skipFlagged })} />
       )}
-      <StartCard list={list} />
+      <StartCard list={list} isSaving={update.isPending} />
     </Stack>
   );
 }
 
-function KeyCard({ list, isSaving, onChange }: { list: ListDraft; isSaving: boolean; onChange(apiKeyId: number): void }) {
+function KeyCard({ list, onChange }: { list: ListDraft; onChange(apiKeyId: number): void }) {
   const keys = useListKeys();
+  const [chosen, setChosen] = useState(list.apiKeyId === null ? '' : String(list.apiKeyId));
+  useEffect(() => setChosen(list.apiKeyId === null ? '' : String(list.apiKeyId)), [list.apiKeyId]);
   const usable = (keys.data?.keys ?? []).filter((key) => key.status === 'active' && key.product !== null);
   return (
     <Card withBorder component="section" aria-labelledby="key-heading">
@@ -51,9 +54,14 @@ function KeyCard({ list, isSaving, onChange }: { list: ListDraft; isSaving: bool
         <NativeSelect
           label="API key"
           description="Its product context (what you sell, to whom) shapes the opening talk and synergy points; your language preference applies to every row."
-          value={list.apiKeyId === null ? '' : String(list.apiKeyId)}
-          disabled={isSaving || !keys.isSuccess}
-          onChange={(event) => event.currentTarget.value && onChange(Number(event.currentTarget.value))}
+          value={chosen}
+          disabled={!keys.isSuccess}
+          onChange={(event) => {
+            const value = event.currentTarget.value;
+            if (!value) return;
+            setChosen(value);
+            onChange(Number(value));
+          }}
           data={[
             ...(list.apiKeyId === null ? [{ value: '', label: 'Choose a key' }] : []),
             ...usable.map((key) => ({ value: String(key.id), label: `${key.product?.name ?? 'No product'} (${key.prefix}…)` })),
@@ -65,7 +73,7 @@ function KeyCard({ list, isSaving, onChange }: { list: ListDraft; isSaving: bool
   );
 }
 
-function StartCard({ list }: { list: ListDraft }) {
+function StartCard({ list, isSaving }: { list: ListDraft; isSaving: boolean }) {
   const lists = useLists();
   const start = useStartList(list.id);
   const remove = useDeleteList(list.id);
@@ -90,7 +98,7 @@ function StartCard({ list }: { list: ListDraft }) {
         {limits && <LimitsNotice limits={limits} />}
         <FormError error={start.error ?? remove.error} />
         <Group>
-          <Button disabled={blocker !== null} loading={start.isPending} onClick={() => start.mutate(willRun)} aria-describedby={blocker ? 'start-blocker' : undefined}>
+          <Button disabled={blocker !== null} loading={start.isPending || isSaving} onClick={() => start.mutate(willRun)} aria-describedby={blocker ? 'start-blocker' : undefined}>
             {`Start researching ${formatCount(willRun)} ${willRun === 1 ? 'row' : 'rows'}`}
           </Button>
           <Button variant="default" color="red" loading={remove.isPending} onClick={() => remove.mutate(undefined, { onSuccess: () => void navigate('/lists') })}>

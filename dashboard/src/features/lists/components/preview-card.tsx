@@ -5,7 +5,7 @@ import { formatCount, type ListPreview, type ListPreviewRow } from '../../../../
 const SHOWN_ROWS = 100;
 
 /** The check before a list starts: counts, the flagged switch, the rows that will not run and why, and the cost. */
-export function PreviewCard({ preview, skipFlagged, isSaving, onSkipFlagged }: { preview: ListPreview; skipFlagged: boolean; isSaving: boolean; onSkipFlagged(skip: boolean): void }) {
+export function PreviewCard({ preview, skipFlagged, onSkipFlagged }: { preview: ListPreview; skipFlagged: boolean; onSkipFlagged(skip: boolean): void }) {
   // The switch moves when clicked; the server's answer (the recomputed preview) then confirms it.
   const [isSkipping, setSkipping] = useState(skipFlagged);
   useEffect(() => setSkipping(skipFlagged), [skipFlagged]);
@@ -32,7 +32,6 @@ export function PreviewCard({ preview, skipFlagged, isSaving, onSkipFlagged }: {
         label={`Skip free-mail and role addresses (${formatCount(flagged)})`}
         description="A free-mail address has no company behind it to research, and a role mailbox has no person; either often finds little."
         checked={isSkipping}
-        disabled={isSaving}
         onChange={(event) => {
           setSkipping(event.currentTarget.checked);
           onSkipFlagged(event.currentTarget.checked);
