@@ -142,6 +142,8 @@ export interface BillingOverview {
   pendingChange: { plan: PlanName; kind: 'downgrade' | 'cancellation'; effectiveAt: string } | null;
   /** Stripe's status of the paid subscription (`active`, `past_due`, …), null on Free. */
   subscriptionStatus: string | null;
+  /** This cycle's latest plan change (Checkout or an upgrade): the credits it kept and the ones it added. */
+  lastPlanChange: { at: string; carriedOver: number; added: number } | null;
   hasBillingAccount: boolean;
   isBillingConfigured: boolean;
   plans: PlanOption[];

@@ -49,10 +49,35 @@ export async function billingOverview(em: EntityManager, billing: Billing, accou
       ? { plan: account.pendingPlan, kind: account.pendingPlan === 'free' ? 'cancellation' : 'downgrade', effectiveAt: cycle.end.toISOString() }
       : null,
     subscriptionStatus: account.stripeSubscriptionId ? (account.subscriptionStatus ?? null) : null,
+    lastPlanChange: await lastPlanChange(em, account),
     hasBillingAccount: account.stripeCustomerId !== null,
     isBillingConfigured: billing !== null,
     plans,
   };
+}
+
+/**
+ * What this cycle's latest plan change gave, from the ledger: the credits left to
+ * spend just before it were carried over, the rest of what it left to spend was
+ * added. Spendable = limit − used, with used the running sum of the entries.
+ */
+async function lastPlanChange(em: EntityManager, account: IAccount): Promise<BillingOverview['lastPlanChange']> {
+  const rows: Array<{ id: number; limit_after: number; used_delta: number; created_at: Date; limit_before: number | null; used_before: string | number }> = await em.execute(
+    `select c.id, c.limit_after, c.used_delta, c.created_at,
+            (select p.limit_after from credit_ledger_entry p where p.account_id = c.account_id and p.id < c.id order by p.id desc limit 1) as limit_before,
+            (select coalesce(sum(p.used_delta), 0) from credit_ledger_entry p where p.account_id = c.account_id and p.id < c.id) as used_before
+       from credit_ledger_entry c
+      where c.account_id = ? and c.kind = 'plan_change' and c.cycle_start = ?
+      order by c.id desc limit 1`,
+    [account.id, account.cycleStart],
+  );
+  const change = rows[0];
+  if (!change) return null;
+  const usedBefore = Number(change.used_before);
+  // Before any ledger entry an account has its Free plan's first limit.
+  const carriedOver = Math.max(0, (change.limit_before ?? PLANS.free.creditsPerCycle) - usedBefore);
+  const spendableAfter = change.limit_after - (usedBefore + change.used_delta);
+  return { at: new Date(change.created_at).toISOString(), carriedOver, added: Math.max(0, spendableAfter - carriedOver) };
 }
 
 async function upgradeOffer(billing: StripeBilling, account: IAccount, subscription: SubscriptionState | null, plan: PaidPlanName, now: Date): Promise<UpgradeOffer> {

@@ -63,6 +63,7 @@ describe('Free → paid through Checkout', () => {
     const ledger = await b.ledger(accountId);
     expect(ledger.at(-1)).toMatchObject({ kind: 'plan_change', used_delta: -1, limit_after: 202 });
     expect(ledger.filter((row) => row.kind === 'plan_change')).toHaveLength(1);
+    expect(overview.lastPlanChange).toMatchObject({ carriedOver: 2, added: 200 });
   });
 
   it('Checkout cancelled: back to the app, nothing changes', async () => {
@@ -143,6 +144,8 @@ describe('paid → paid upgrade', () => {
     expect(prorated).toBeGreaterThan(100);
     expect(prorated).toBeLessThan(200);
     expect((await b.ledger(accountId)).at(-1)).toMatchObject({ kind: 'plan_change', used_delta: 0, note: `upgrade to growth: ${unused} carried over + ${prorated} prorated` });
+    // What the Billing page's confirmation says (issue 16): the unused credits kept and the prorated ones added.
+    expect((await billingOverview(em(), b.billing, accountId, stripeNow)).lastPlanChange).toMatchObject({ carriedOver: unused, added: prorated });
   });
 
   it('payment declined: the plan and credits stay, the page is told (no renewal e-mail)', async () => {

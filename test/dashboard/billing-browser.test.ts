@@ -81,6 +81,9 @@ describe('billing in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'Payment confirmed: you are on the Growth plan' }).waitFor({ timeout: 30_000 });
     // Issue 16: the confirmation alone, not beside the "Stripe is confirming" notice.
     expect(await page.getByRole('main').getByRole('status').allInnerTexts()).toEqual([expect.stringContaining('Payment confirmed')]);
+    // Issue 16: the confirmation says what was carried over (the 2 unused Free credits) and what the plan added.
+    expect(await page.getByRole('main').getByRole('status').innerText()).toBe('Payment confirmed: you are on the Growth plan with 202 credits this cycle (2 carried over, 200 added).');
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
     const upgraded = await stack.orm.em.fork().findOneOrFail(Account, accountId);
     expect(upgraded.plan).toBe('growth');
     // The new plan's credits plus the 2 unused Free credits (DECISIONS.md "Plans"; Checkout starts a new cycle).

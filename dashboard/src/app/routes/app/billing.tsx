@@ -34,7 +34,9 @@ export default function BillingPage() {
     // Checkout is how a Free account pays: back from it, any paid plan is the confirmed payment.
     const startedOn = awaitedFrom ?? (checkout === 'success' ? 'free' : null);
     if (startedOn !== null && billing.data.plan !== startedOn) {
-      setNotice(`Payment confirmed: you are on the ${planLabel(billing.data.plan)} plan with ${billing.data.credits.limit} credits this cycle.`);
+      const change = billing.data.lastPlanChange;
+      const carried = change ? ` (${change.carriedOver} carried over, ${change.added} added)` : '';
+      setNotice(`Payment confirmed: you are on the ${planLabel(billing.data.plan)} plan with ${billing.data.credits.limit} credits this cycle${carried}.`);
       setAwaitedFrom(null);
       if (checkout) setParams({}, { replace: true });
     }
