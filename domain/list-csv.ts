@@ -57,21 +57,27 @@ export function readListFile(bytes: Uint8Array): ListParse {
   return decoded.ok ? parseListText(decoded.text) : decoded;
 }
 
-/** Parses CSV text: separator detected, quoted fields, blank rows dropped, the row limit applied. */
+/**
+ * Parses CSV text: separator detected (or named by Excel's `sep=;` line),
+ * quoted fields, the row limit applied. Blank rows inside the list stay as
+ * empty rows, so every row keeps the number a spreadsheet shows for it.
+ */
 export function parseListText(text: string): ListParse {
-  const body = text.replace(/^\uFEFF/, '');
+  let body = text.replace(/^\uFEFF/, '');
   if (body.trim() === '') return fail('empty_file', EMPTY);
   if (/[\u0000-\u0008\u000e-\u0019]/.test(body)) return fail('binary_file', `This file holds binary data, not text. ${SAVE_AS_CSV}`);
-  const delimiter = detectDelimiter(body);
+  const sepLine = /^sep=([,;\t])\r?\n/i.exec(body);
+  if (sepLine) body = body.slice(sepLine[0].length);
+  const delimiter = sepLine ? (sepLine[1] as ',' | ';' | '\t') : detectDelimiter(body);
   let records: string[][];
   try {
-    records = parse(body, { delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true }) as string[][];
+    records = parse(body, { delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: false }) as string[][];
   } catch (caught) {
     const line = (caught as { lines?: unknown }).lines;
-    const where = typeof line === 'number' ? ` (line ${line})` : '';
+    const where = typeof line === 'number' ? ` (line ${line + (sepLine ? 1 : 0)})` : '';
     return fail('not_csv', `The file could not be read as a CSV${where}: ${describeCsvError(caught)}. ${SAVE_AS_CSV}`);
   }
-  return listFrom(records.filter((record) => record.some((cell) => cell.trim() !== '')));
+  return listFrom(records, sepLine ? 1 : 0);
 }
 
 /** Addresses pasted into the page, one per line, no header. Blank lines are dropped. */
@@ -87,17 +93,24 @@ export function parsePastedAddresses(text: string): ListParse {
   return { ok: true, list: { headers: ['email'], rows, firstRowNumber: 1 } };
 }
 
-function listFrom(records: string[][]): ListParse {
-  if (records.length === 0) return fail('empty_file', EMPTY);
+const isBlank = (record: string[]) => record.every((cell) => cell.trim() === '');
+
+/** `skippedLines`: lines above the records (a `sep=` line), which a spreadsheet shows as rows too. */
+function listFrom(records: string[][], skippedLines: number): ListParse {
+  const first = records.findIndex((record) => !isBlank(record));
+  if (first < 0) return fail('empty_file', EMPTY);
+  let end = records.length;
+  while (end > first && isBlank(records[end - 1])) end -= 1;
   // A first row that holds an address is data, not a header (a bare column of addresses).
-  const hasHeaderRow = !records[0].some((cell) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(cell.trim()));
-  const width = Math.max(...records.map((record) => record.length));
-  const headers = Array.from({ length: width }, (_, index) => (hasHeaderRow && records[0][index]?.trim()) || `Column ${index + 1}`);
-  const data = hasHeaderRow ? records.slice(1) : records;
-  if (data.length === 0) return fail('empty_file', 'The file has a header row but no prospects below it.');
-  if (data.length > LIST_MAX_ROWS) return tooManyRows(data.length);
+  const hasHeaderRow = !records[first].some((cell) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(cell.trim()));
+  const data = records.slice(hasHeaderRow ? first + 1 : first, end);
+  const width = Math.max(...records.slice(first, end).map((record) => record.length));
+  const headers = Array.from({ length: width }, (_, index) => (hasHeaderRow && records[first][index]?.trim()) || `Column ${index + 1}`);
+  const filled = data.filter((record) => !isBlank(record)).length;
+  if (filled === 0) return fail('empty_file', 'The file has a header row but no prospects below it.');
+  if (filled > LIST_MAX_ROWS) return tooManyRows(filled);
   const rows = data.map((record) => headers.map((_, index) => (record[index] ?? '').trim()));
-  const list: ParsedList = { headers, rows, firstRowNumber: hasHeaderRow ? 2 : 1 };
+  const list: ParsedList = { headers, rows, firstRowNumber: skippedLines + first + (hasHeaderRow ? 2 : 1) };
   return { ok: true, list };
 }
 

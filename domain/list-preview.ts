@@ -36,7 +36,11 @@ export function buildListPreview(list: ParsedList, mapping: ColumnMapping, optio
   let toResearch = 0;
   const rows = list.rows.map((cells, index): ListPreviewRow => {
     const rowNumber = list.firstRowNumber + index;
-    const checked = hasEmailColumn ? checkAddress(cells[mapping.email!] ?? '') : { reason: 'no e-mail column chosen' };
+    const checked = !hasEmailColumn
+      ? { reason: 'no e-mail column chosen' }
+      : cells.every((cell) => cell.trim() === '')
+        ? { reason: 'empty row' }
+        : checkAddress(cells[mapping.email!] ?? '');
     if ('reason' in checked) return { rowNumber, email: null, request: null, verdict: 'invalid', reason: checked.reason, willRun: false };
     const { email } = checked;
     const first = firstRowOf.get(email);

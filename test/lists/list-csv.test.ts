@@ -37,9 +37,21 @@ describe('reading an uploaded list', () => {
     expect(list).toEqual({ headers: ['Column 1'], rows: [['ana@acme.es'], ['bob@acme.es']], firstRowNumber: 1 });
   });
 
-  it('drops blank rows, pads short rows and trims cells', () => {
-    const list = parsed(parseListText('email,name,company\n  ana@acme.es , Ana \n\n,,\nbob@acme.es\n'));
-    expect(list.rows).toEqual([['ana@acme.es', 'Ana', ''], ['bob@acme.es', '', '']]);
+  it('keeps blank rows inside the list so row numbers match the spreadsheet, drops them around it, pads short rows and trims cells', () => {
+    const list = parsed(parseListText('\n\nemail,name,company\n  ana@acme.es , Ana \n\n,,\nbob@acme.es\n,,\n\n'));
+    // Lines 1–2 blank, the header on row 3: Ana is row 4, Bob row 7.
+    expect(list.firstRowNumber).toBe(4);
+    expect(list.rows).toEqual([['ana@acme.es', 'Ana', ''], ['', '', ''], ['', '', ''], ['bob@acme.es', '', '']]);
+  });
+
+  it('counts a multi-line quoted cell as one row, as a spreadsheet does', () => {
+    const list = parsed(parseListText('email,note\nana@acme.es,"line one\nline two"\nbob@acme.es,x\n'));
+    expect(list.rows.map((row) => row[0])).toEqual(['ana@acme.es', 'bob@acme.es']);
+  });
+
+  it("follows Excel's sep= line", () => {
+    const list = parsed(parseListText('sep=;\r\nName;E-Mail\r\n"Weber, Anna";anna@acme.de\r\n'));
+    expect(list).toEqual({ headers: ['Name', 'E-Mail'], rows: [['Weber, Anna', 'anna@acme.de']], firstRowNumber: 3 });
   });
 
   it('reads pasted addresses one per line, without a header', () => {

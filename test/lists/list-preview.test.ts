@@ -90,6 +90,15 @@ describe('the preview of a list', () => {
     expect(costMessage(0, 50)).toBe('No row would be researched, so nothing is charged.');
   });
 
+  it('says a blank row inside the list is an empty row, under its spreadsheet number', () => {
+    const preview = buildListPreview(list('email,name\nana@acme.es,Ana\n,\nbob@acme.es,Bob\n'), { email: 0, prospect_name: 1 }, { skipFlagged: false, creditsLeft: 5 });
+    expect(preview.rows.map((row) => [row.rowNumber, row.verdict, row.reason])).toEqual([
+      [2, 'valid', null],
+      [3, 'invalid', 'empty row'],
+      [4, 'valid', null],
+    ]);
+  });
+
   it('turns line breaks inside a hint into spaces and leaves out a hint the API would refuse', () => {
     const parsedList = list(`email,name,company\nana@acme.es,"Ana\nLópez",${'x'.repeat(501)}\n`);
     const preview = buildListPreview(parsedList, { email: 0, prospect_name: 1, company_name: 2 }, { skipFlagged: false, creditsLeft: 5 });
