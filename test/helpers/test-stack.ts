@@ -13,7 +13,7 @@ import { createAiConfig, createInsightsGenerator } from '../../integrations/ai/i
 import { createEnrichmentSources } from '../../integrations/providers/waterfall-sources.ts';
 import { createProviderConfig } from '../../integrations/providers/config.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
-import { createLogger } from '../../lib/logger.ts';
+import { createLogger, type Logger } from '../../lib/logger.ts';
 import { startModelSandbox, type ModelSandbox } from '../../sandbox/model/model-sandbox.ts';
 import { startProviderWorld, type ProviderWorldHandle } from '../../sandbox/provider-world/server.ts';
 import { createAccount } from '../../services/accounts.ts';
@@ -44,6 +44,8 @@ export interface TestStack {
   providerWorld: ProviderWorldHandle;
   model: ModelSandbox;
   clock: TestClock;
+  /** The logger the API was given (silent unless TEST_LOG_LEVEL is set): spy on it to see what was logged. */
+  logger: Logger;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   createAccount(plan?: PlanName, language?: Language): Promise<number>;
@@ -129,6 +131,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     providerWorld,
     model,
     clock,
+    logger,
     startWorker,
     stopWorker,
     async createAccount(plan = 'growth', language = 'en') {
