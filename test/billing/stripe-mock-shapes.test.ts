@@ -57,6 +57,11 @@ describe('our Stripe requests, checked by stripe-mock against the OpenAPI descri
     expect(updated.id).toMatch(/^sub_/);
   });
 
+  it('lists a subscription\'s paid invoices (status, subscription, limit; auto-paged)', async () => {
+    const billed = await billing.listPaidInvoices('sub_123');
+    expect(Array.isArray(billed)).toBe(true);
+  });
+
   it('schedules a downgrade and releases it', async () => {
     const subscription = await billing.retrieveSubscription('sub_123');
     const scheduleId = await billing.scheduleDowngrade({ subscription: { ...subscription, schedule: null }, plan: 'starter' });
