@@ -18,6 +18,7 @@
 //   --memory-jobs N --memory-first N      memory part (default 5000 jobs, first reading after 500)
 //   --dashboard-jobs N                    jobs on the dashboard part's account (default 10000); 200 requests per call
 //   --webhook-levels 1,50                 jobs in flight for the webhook latency part (jobs per level: max(20, 2 × in flight))
+//   --list-rows N                         rows of the lists part's list of uncached prospects (default 200)
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --temporal-config k=v,k=v             dynamic config of the dev server over the project's defaults
 //                                         (e.g. system.enableActivityEagerExecution=false, to measure without it)
@@ -38,10 +39,11 @@ import { measureOverhead } from './lib/bench/overhead.ts';
 import { formatTable, formatTimeline, overheadChartSvg, TARGETS, type BenchResults } from './lib/bench/report.ts';
 import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
+import { formatListResults, measureLists, type ListBenchResult } from './lib/bench/lists.ts';
 import { startWebhookReceiver } from '../sandbox/webhook-receiver/server.ts';
 import { ROOT } from './lib/local-services.ts';
 
-const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks'] as const;
+const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists'] as const;
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -59,6 +61,7 @@ const { values: flags } = parseArgs({
     'memory-first': { type: 'string' },
     'dashboard-jobs': { type: 'string' },
     'webhook-levels': { type: 'string' },
+    'list-rows': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
     'temporal-config': { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -107,6 +110,7 @@ const receiver = parts.has('webhooks') ? await startWebhookReceiver({ port: 0 })
 if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
 const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: settings.temporalDynamicConfig });
 let webhookResults: WebhookBenchResult | null = null;
+let listResults: ListBenchResult | null = null;
 const results: BenchResults = {};
 try {
   // Each part has its own account, hence its own cache: one person serves the parts that need a cached job.
@@ -119,6 +123,17 @@ try {
       modelLatencyMs: settings.modelLatencyMs,
       warmupJobs: 4,
       pollMs: settings.overheadPollMs,
+      log,
+    });
+  }
+  if (parts.has('lists')) {
+    // Issue 20: a list of uncached prospects beside the API's own jobs, at the same fixed latencies.
+    listResults = await measureLists(stack, {
+      rows: number('list-rows', quick ? 40 : 200),
+      apiJobs: quick ? 6 : 20,
+      apiInFlight: 2,
+      providerLatenciesMs: settings.providerLatenciesMs,
+      modelLatencyMs: settings.modelLatencyMs,
       log,
     });
   }
@@ -152,7 +167,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -164,7 +179,7 @@ try {
     machine,
     settings: { ...plainSettings, overheadJobs: Object.fromEntries(levels.map((level) => [level, overheadJobsAt(level)])), temporalSqlitePragmas: stack.temporalSqlitePragmas },
     targets: TARGETS,
-    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}) },
+    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}) },
     table,
   };
   // A partial run (--only) does not replace the last full run's figures.
