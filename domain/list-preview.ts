@@ -1,4 +1,5 @@
 import { classifyEmail } from './email-classification.ts';
+import { guessColumnMapping } from './list-columns.ts';
 import { isValidEmail, normaliseEmail } from './email-address.ts';
 import { MAX_HINT_LENGTH } from './research-request.ts';
 import {
@@ -21,6 +22,13 @@ import {
 export function mappingError(list: ParsedList, mapping: ColumnMapping): ListFileError | null {
   const column = mapping.email;
   if (column !== undefined && Number.isInteger(column) && column >= 0 && column < list.headers.length) return null;
+  const guessed = guessColumnMapping(list.headers, list.rows).email;
+  if (guessed !== undefined) {
+    return {
+      code: 'no_email_column',
+      message: `No column is chosen as the e-mail column. "${list.headers[guessed]}" looks like it holds the addresses: choose E-mail for it.`,
+    };
+  }
   const found = list.headers.map((header) => `"${header}"`).join(', ');
   return {
     code: 'no_email_column',

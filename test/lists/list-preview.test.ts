@@ -119,6 +119,14 @@ describe('bad lists', () => {
     expect(mappingError(parsed, { email: 1 })).toBeNull();
   });
 
+  it('points at the column that looks like the addresses when none is chosen', () => {
+    const parsed = list('Name,E-Mail\nAna,ana@acme.es\n');
+    expect(mappingError(parsed, { prospect_name: 0 })).toEqual({
+      code: 'no_email_column',
+      message: 'No column is chosen as the e-mail column. "E-Mail" looks like it holds the addresses: choose E-mail for it.',
+    });
+  });
+
   it('previews 1,000 invalid rows with a reason each and nothing to charge', () => {
     const parsed = list(['email', ...Array.from({ length: 1000 }, (_, index) => `person${index}.acme.com`)].join('\n'));
     const preview = buildListPreview(parsed, { email: 0 }, { skipFlagged: false, creditsLeft: 200 });

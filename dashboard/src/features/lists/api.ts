@@ -26,7 +26,9 @@ export interface ListDetail {
 export const isDraft = (list: ListDraft | ListSummary): list is ListDraft => list.status === 'draft';
 
 export const listsQueryOptions = () => queryOptions({ queryKey: ['lists'], queryFn: () => api<{ lists: ListSummary[]; limits: ListLimits }>('/lists') });
-export const useLists = () => useQuery(listsQueryOptions());
+/** While a list runs, its progress in the table (and the running-list limit) refresh every five seconds. */
+export const useLists = () =>
+  useQuery({ ...listsQueryOptions(), refetchInterval: (query) => (query.state.data?.lists.some((list) => isListRunning(list.status)) ? 5_000 : false) });
 
 /** A running list is polled every two seconds; a draft or finished one is read once. */
 export const useList = (listId: string) =>

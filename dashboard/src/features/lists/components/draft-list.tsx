@@ -99,7 +99,7 @@ function StartCard({ list, isSaving }: { list: ListDraft; isSaving: boolean }) {
         <FormError error={start.error ?? remove.error} />
         <Group>
           <Button disabled={blocker !== null} loading={start.isPending || isSaving} onClick={() => start.mutate(willRun)} aria-describedby={blocker ? 'start-blocker' : undefined}>
-            {`Start researching ${formatCount(willRun)} ${willRun === 1 ? 'row' : 'rows'}`}
+            {list.preview ? `Start researching ${formatCount(willRun)} ${willRun === 1 ? 'row' : 'rows'}` : 'Start researching'}
           </Button>
           <Button variant="default" color="red" loading={remove.isPending} onClick={() => remove.mutate(undefined, { onSuccess: () => void navigate('/lists') })}>
             Delete this draft
