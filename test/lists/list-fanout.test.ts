@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Account } from '../../db/entities/index.ts';
 import { LIST_RUN_WORKFLOW_TYPE, listRunWorkflowId, type ListRunInput } from '../../domain/lists.ts';
+import { startWaitingListRuns } from '../../services/list-runs.ts';
 import { createListDraft, startList } from '../../services/lists.ts';
+import { createLogger } from '../../lib/logger.ts';
 import { creditsOf } from '../helpers/lists.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -60,3 +62,21 @@ it('keeps at most `inFlight` rows running, continues as new per page, and charge
   const [list] = await db().execute('select status, finished_at from prospect_list where id = ?', [draft.id]);
   expect(list.status).toBe('completed');
 }, 180_000);
+
+it("a list the API committed but never started (it crashed in between) is started by the worker's relay, once", async () => {
+  const accountId = await stack.createAccount('starter');
+  await stack.createKey(accountId);
+  const account = await stack.orm.em.fork().findOneOrFail(Account, accountId);
+  const emails = stack.providerWorld.world.samplePeople({}, 13).slice(10).map((person) => person.email);
+  const draft = await createListDraft(stack.orm.em.fork(), account, { pasted: emails.join('\n') }, new Date());
+  // The API's transaction committed; the process died before starting the workflow.
+  await startList(stack.orm.em.fork(), accountId, draft.id, {}, new Date(Date.now() - 10_000));
+  const relay = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, deadlineMs: stack.config.researchDeadlineMs, clock: () => new Date(), logger: createLogger('test', 'silent') };
+  expect(await startWaitingListRuns(relay)).toBe(1);
+  // Marked started: a second pass (or a second worker's relay) leaves it alone.
+  expect(await startWaitingListRuns(relay)).toBe(0);
+  expect(await stack.temporal.workflow.getHandle(listRunWorkflowId(draft.id)).result()).toEqual({ status: 'completed' });
+  const jobs = await db().execute('select id from research_job where source_ref = ?', [draft.id]);
+  expect(jobs).toHaveLength(3);
+  expect((await creditsOf(stack, accountId)).consumed).toHaveLength(3);
+}, 120_000);
