@@ -223,6 +223,21 @@ describe('credits follow what Stripe billed, however late its events arrive', ()
     });
   }
 
+  it('held back past the next renewal and delivered newest first: the renewal\'s cycle on Growth, as in order', async () => {
+    const accountId = await b.stack.createAccount('free');
+    b.stripe.webhooks.settings.url = null;
+    await starterThenGrowth(accountId);
+    const sub = [...b.stripe.world.subscriptions.values()].at(-1)!;
+    await b.advanceClockTo(new Date((sub.item.periodEnd + 3600) * 1000));
+    await deliverHeld((events) => [...events].reverse());
+    const account = await b.account(accountId);
+    const subscription = await b.billing.retrieveSubscription(sub.id);
+    expect(account).toMatchObject({ plan: 'growth', creditLimit: 200, creditsUsed: 0 });
+    expect(account.cycleStart.toISOString()).toBe(subscription.periodStart.toISOString());
+    const grants = (await b.ledger(accountId)).filter((row) => row.kind === 'plan_change').map((row) => row.limit_after);
+    expect(grants).toEqual([53, 253]);
+  });
+
   it('what the app reads: the paid invoices oldest first, paged as Stripe pages them (limit, starting_after, status)', async () => {
     const accountId = await b.stack.createAccount('free');
     await starterThenGrowth(accountId);
