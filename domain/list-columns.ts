@@ -58,6 +58,8 @@ const SOCIAL_WORD = /(linkedin|xing|social|profil|perfil|profiel)/;
 const NAME_WORD = /\b(name|nom|nombre|nome|naam|nazwisko|contact|kontakt|ansprechpartner|contacto|contato|contatto|contactpersoon)\b/;
 // A first-name column next to a surname column: a bare "Nom"/"Nombre" is then the surname, not a full name.
 const FIRST_NAME = /^(first name|firstname|given name|vorname|prenom|primer nombre|nome proprio|primeiro nome|voornaam|imie)$/;
+// A surname alone is no full name either.
+const LAST_NAME = /^(last name|lastname|surname|family name|nachname|nom de famille|apellidos?|cognome|sobrenome|apelido|achternaam|nazwisko)$/;
 const WEBSITE_WORD = /(website|web site|domain|homepage|site|webseite|sitio|sito|strona)/;
 
 /** Lower case, no accents, punctuation as spaces: "E-Mail-Adresse" → "e mail adresse". */
@@ -109,7 +111,7 @@ export function guessColumnMapping(headers: string[], rows: string[][] = []): Co
   pick('company_social_url', (name) => SOCIAL_WORD.test(name) && COMPANY_WORD.test(name));
   pick('social_url', (name) => SOCIAL_WORD.test(name) && !COMPANY_WORD.test(name));
   pick('company_name', (name) => COMPANY_WORD.test(name) && !SOCIAL_WORD.test(name) && !EMAIL_WORD.test(name));
-  pick('prospect_name', (name) => NAME_WORD.test(name) && !COMPANY_WORD.test(name) && !FIRST_NAME.test(name) && !(hasFirstNameColumn && isBareName(name)));
+  pick('prospect_name', (name) => NAME_WORD.test(name) && !COMPANY_WORD.test(name) && !FIRST_NAME.test(name) && !LAST_NAME.test(name) && !(hasFirstNameColumn && isBareName(name)));
 
   // Profile links under a header no word matched.
   const linkColumn = (pattern: RegExp) => names.findIndex((_, index) => free(index) && share(index, (cell) => pattern.test(cell)) >= 0.5);

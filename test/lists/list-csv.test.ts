@@ -133,6 +133,11 @@ describe('guessing the columns from header words', () => {
     expect(guessColumnMapping(['Prénom', 'Nom', 'E-mail', 'Entreprise'])).toEqual({ email: 2, company_name: 3 });
   });
 
+  it("reads a prospecting tool's export (first and last name apart, e-mail status, website)", () => {
+    const headers = ['First Name', 'Last Name', 'Title', 'Company', 'Company Name for Emails', 'Email', 'Email Status', 'Person Linkedin Url', 'Website', 'Company Linkedin Url'];
+    expect(guessColumnMapping(headers)).toEqual({ company_name: 3, email: 5, social_url: 7, company_social_url: 9 });
+  });
+
   it('finds the addresses and profile links by their values when no header names them', () => {
     const headers = ['Who', 'Contact', 'Link', 'Page', 'Website'];
     const rows = [
