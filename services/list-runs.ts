@@ -111,16 +111,22 @@ export async function listRunPage(em: EntityManager, input: { listId: string; af
 
 /**
  * Ends the list: rows never started are not charged, and the list is
- * `cancelled` (a Cancel came), `stopped_no_credits` or `completed`. Safe to repeat.
+ * `cancelled` (a Cancel came, or the account is being deleted),
+ * `stopped_no_credits` or `completed`. Safe to repeat.
  */
 export async function listRunFinish(em: EntityManager, input: { listId: string; isOutOfCredits: boolean }, now: Date): Promise<{ status: string }> {
   return em.transactional(async (tx) => {
-    const [list]: Array<{ status: string }> = await tx.execute('select status from prospect_list where id = ? for update', [input.listId]);
+    const [list]: Array<{ status: string; is_account_deleted: boolean }> = await tx.execute(
+      `select l.status, a.deletion_requested_at is not null as is_account_deleted
+       from prospect_list l join account a on a.id = l.account_id where l.id = ? for update of l`,
+      [input.listId],
+    );
     if (!list) return { status: 'gone' };
     if (list.status !== 'running' && list.status !== 'cancelling') return { status: list.status };
     await tx.execute(`update prospect_list_row set status = 'not_charged' where list_id = ? and status = 'pending'`, [input.listId]);
-    const status = list.status === 'cancelling' ? 'cancelled' : input.isOutOfCredits ? 'stopped_no_credits' : 'completed';
-    const reason = status === 'cancelled' ? 'cancelled' : status === 'stopped_no_credits' ? 'credits_exhausted' : null;
+    const isCancelled = list.status === 'cancelling' || list.is_account_deleted;
+    const status = isCancelled ? 'cancelled' : input.isOutOfCredits ? 'stopped_no_credits' : 'completed';
+    const reason = list.is_account_deleted ? 'account_deleted' : status === 'cancelled' ? 'cancelled' : status === 'stopped_no_credits' ? 'credits_exhausted' : null;
     await tx.execute('update prospect_list set status = ?, stopped_reason = ?, finished_at = ? where id = ?', [status, reason, now, input.listId]);
     return { status };
   });

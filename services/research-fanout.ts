@@ -16,7 +16,7 @@ import { recordResearchJob } from './workflow-start-outbox.ts';
  * Idempotent per item: the job of (`owner.ref`, `item.key`) is found again, so
  * a retried step (a worker killed after the commit) never charges twice. A
  * list that is no longer running takes no new item (a Cancel wins over rows
- * not yet started).
+ * not yet started), nor does an account being deleted.
  */
 export async function recordFanoutJob(
   em: EntityManager,
@@ -32,6 +32,8 @@ export async function recordFanoutJob(
       [owner.ref, item.key],
     );
     if (earlier) return { outcome: 'recorded', researchId: earlier.id, submittedAtMs: new Date(earlier.submitted_at).getTime() };
+    // An account being deleted takes no new job from any source (its keys are revoked at once too).
+    if (account.deletionRequestedAt) return { outcome: 'stopped' };
     if (owner.source === 'list') {
       // Under the account lock, as is a Cancel's status change (services/lists.ts).
       const [list]: Array<{ status: string }> = await tx.execute('select status from prospect_list where id = ?', [owner.ref]);

@@ -80,3 +80,20 @@ it("a list the API committed but never started (it crashed in between) is starte
   expect(jobs).toHaveLength(3);
   expect((await creditsOf(stack, accountId)).consumed).toHaveLength(3);
 }, 120_000);
+
+it('an account being deleted takes no further row: the list ends cancelled, nothing charged', async () => {
+  const accountId = await stack.createAccount('growth');
+  await stack.createKey(accountId);
+  const account = await stack.orm.em.fork().findOneOrFail(Account, accountId);
+  const emails = stack.providerWorld.world.samplePeople({}, 16).slice(13).map((person) => person.email);
+  const draft = await createListDraft(stack.orm.em.fork(), account, { pasted: emails.join('\n') }, new Date());
+  await startList(stack.orm.em.fork(), accountId, draft.id, {}, new Date());
+  await db().execute('update account set deletion_requested_at = now() where id = ?', [accountId]);
+  const input: ListRunInput = { listId: draft.id, researchTaskQueue: stack.config.temporal.taskQueue, deadlineMs: stack.config.researchDeadlineMs };
+  const handle = await stack.temporal.workflow.start(LIST_RUN_WORKFLOW_TYPE, { workflowId: listRunWorkflowId(draft.id), taskQueue: stack.config.temporal.taskQueue, args: [input] });
+  expect(await handle.result()).toEqual({ status: 'cancelled' });
+  const [list] = await db().execute('select status, stopped_reason from prospect_list where id = ?', [draft.id]);
+  expect(list).toEqual({ status: 'cancelled', stopped_reason: 'account_deleted' });
+  expect(await db().execute('select id from research_job where source_ref = ?', [draft.id])).toHaveLength(0);
+  expect((await creditsOf(stack, accountId)).used).toBe(0);
+}, 60_000);
