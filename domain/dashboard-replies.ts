@@ -141,6 +141,7 @@ export interface BillingOverview {
   /** A downgrade or a cancellation (`plan: 'free'`) waiting for the cycle's end, revocable until then. */
   pendingChange: { plan: PlanName; kind: 'downgrade' | 'cancellation'; effectiveAt: string } | null;
   /** Stripe's status of the paid subscription (`active`, `past_due`, …), null on Free. */
+  /** Stripe's status of the subscription; `missing` when Stripe no longer has it. */
   subscriptionStatus: string | null;
   /** This cycle's latest plan change (Checkout or an upgrade): the credits it kept and the ones it added. */
   lastPlanChange: { at: string; carriedOver: number; added: number } | null;

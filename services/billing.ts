@@ -6,7 +6,7 @@ import { AppError } from '../domain/errors.ts';
 import type { BillingOverview, PlanOption, UpgradeOffer } from '../domain/dashboard-replies.ts';
 import { PLAN_NAMES, PLANS, planRank, type PlanName } from '../domain/plans.ts';
 import type { PaidPlanName } from '../integrations/stripe/config.ts';
-import type { StripeBilling, SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
+import { isResourceMissing, type StripeBilling, type SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
 import { upgradeCredits } from './accounts.ts';
 import { lockAccount } from './credits.ts';
 
@@ -33,11 +33,13 @@ const paidPlan = (plan: PlanName): PaidPlanName => {
 export async function billingOverview(em: EntityManager, billing: Billing, accountId: number, now = new Date()): Promise<BillingOverview> {
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   const cycle = billingCycleAt(account.billingAnchor, account.cycleStart);
-  const subscription = billing && account.stripeSubscriptionId ? await billing.retrieveSubscription(account.stripeSubscriptionId) : null;
+  const subscription = billing && account.stripeSubscriptionId ? await knownSubscription(billing, account.stripeSubscriptionId) : null;
+  // Stripe lost it (test data deleted, another Stripe account): no plan change can be offered until support sorts it out.
+  const isSubscriptionMissing = billing !== null && account.stripeSubscriptionId !== null && subscription === null;
   const plans: PlanOption[] = await Promise.all(
     PLAN_NAMES.map(async (name) => {
       const isHigher = planRank(name) > planRank(account.plan);
-      const upgrade = billing && isHigher && name !== 'free' ? await upgradeOffer(billing, account, subscription, name, now) : null;
+      const upgrade = billing && isHigher && name !== 'free' && !isSubscriptionMissing ? await upgradeOffer(billing, account, subscription, name, now) : null;
       return { ...PLANS[name], isCurrent: name === account.plan, upgrade };
     }),
   );
@@ -48,7 +50,7 @@ export async function billingOverview(em: EntityManager, billing: Billing, accou
     pendingChange: account.pendingPlan
       ? { plan: account.pendingPlan, kind: account.pendingPlan === 'free' ? 'cancellation' : 'downgrade', effectiveAt: cycle.end.toISOString() }
       : null,
-    subscriptionStatus: account.stripeSubscriptionId ? (account.subscriptionStatus ?? null) : null,
+    subscriptionStatus: isSubscriptionMissing ? 'missing' : account.stripeSubscriptionId ? (account.subscriptionStatus ?? null) : null,
     lastPlanChange: await lastPlanChange(em, account),
     hasBillingAccount: account.stripeCustomerId !== null,
     isBillingConfigured: billing !== null,
@@ -181,8 +183,9 @@ export async function cancelSubscriptionNow(em: EntityManager, billing: Billing,
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   if (!account.stripeSubscriptionId) return;
   const stripe = requireBilling(billing);
-  const subscription = await stripe.retrieveSubscription(account.stripeSubscriptionId);
-  if (subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return;
+  const subscription = await knownSubscription(stripe, account.stripeSubscriptionId);
+  // One Stripe no longer has takes no payment either.
+  if (!subscription || subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return;
   await stripe.cancelNow(subscription.id);
 }
 
@@ -208,7 +211,21 @@ async function linkNewCustomer(em: EntityManager, stripe: StripeBilling, account
 async function subscribed(em: EntityManager, stripe: StripeBilling, accountId: number): Promise<{ account: IAccount; subscription: SubscriptionState }> {
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   if (!account.stripeSubscriptionId) throw new AppError('plan_change_not_allowed', 'The account has no paid subscription: upgrade through Checkout.');
-  return { account, subscription: await stripe.retrieveSubscription(account.stripeSubscriptionId) };
+  const subscription = await knownSubscription(stripe, account.stripeSubscriptionId);
+  if (!subscription) throw new AppError('plan_change_not_allowed', SUBSCRIPTION_MISSING);
+  return { account, subscription };
+}
+
+const SUBSCRIPTION_MISSING = "Stripe no longer has this account's subscription, so its plan cannot be changed here. Contact support.";
+
+/** The subscription as Stripe has it, or null when Stripe answers "No such subscription". */
+async function knownSubscription(stripe: StripeBilling, subscriptionId: string): Promise<SubscriptionState | null> {
+  try {
+    return await stripe.retrieveSubscription(subscriptionId);
+  } catch (error) {
+    if (isResourceMissing(error)) return null;
+    throw error;
+  }
 }
 
 /** The pending change as the page should show it now; the webhook that follows writes the same from Stripe's state. */

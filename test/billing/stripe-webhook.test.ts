@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import Stripe from 'stripe';
-import { startCheckout } from '../../services/billing.ts';
+import { billingOverview, cancelSubscriptionNow, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing.ts';
 import type { SandboxEvent } from '../../sandbox/stripe/world.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from './billing-stack.ts';
 
@@ -306,6 +306,21 @@ describe('an event about a subscription Stripe no longer has', () => {
     expect(await b.account(accountId)).toEqual(before);
     expect(await b.ledger(accountId)).toEqual(ledger);
     expect((await b.appliedEvents()).find((row) => row.id === 'evt_gone_subscription_updated')).toMatchObject({ account_id: accountId });
+  });
+
+  it('the Billing page still opens and says so; plan changes are refused with the reason; deleting the account cancels nothing', async () => {
+    const accountId = await paidGrowth();
+    await b.settled();
+    const before = await b.account(accountId);
+    await b.resetStripe();
+    const overview = await billingOverview(em(), b.billing, accountId);
+    expect(overview).toMatchObject({ plan: 'growth', subscriptionStatus: 'missing', credits: { limit: before.creditLimit } });
+    expect(overview.plans.map((plan) => plan.upgrade)).toEqual([null, null, null, null]);
+    for (const change of [() => scheduleDowngrade(em(), b.billing, accountId, 'starter'), () => upgrade(em(), b.billing, accountId, 'scale')]) {
+      await expect(change()).rejects.toMatchObject({ code: 'plan_change_not_allowed', message: expect.stringContaining('Stripe no longer has') });
+    }
+    await expect(cancelSubscriptionNow(em(), b.billing, accountId)).resolves.toBeUndefined();
+    expect(await b.account(accountId)).toEqual(before);
   });
 
   it('checkout.session.completed of a Free account: 200, the account stays on Free', async () => {

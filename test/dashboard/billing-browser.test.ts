@@ -119,6 +119,14 @@ describe('billing in Chromium', () => {
     await expect.poll(async () => (await stack.orm.em.fork().findOneOrFail(Account, accountId)).plan, { timeout: 15_000 }).toBe('starter');
     await page.reload();
     await plans.getByRole('columnheader', { name: 'Starter (current)' }).waitFor();
+
+    // Stripe loses the subscription (its test data deleted): the page still opens, says so, and offers no plan change.
+    expect((await fetch(`${stripe.url}/__sandbox/reset`, { method: 'POST' })).ok).toBe(true);
+    await page.reload();
+    await page.getByRole('alert').filter({ hasText: 'Stripe no longer has your subscription' }).waitFor();
+    expect(await plans.getByRole('button').count()).toBe(0);
+    expect(await plans.getByText('Not available until support restores the subscription.').count()).toBe(3);
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
     await context.close();
   }, 120_000);
 });

@@ -50,6 +50,11 @@ export default function BillingPage() {
           <Stack>
             {/* One notice at a time: the confirmation replaces the "confirming" one (clearing ?checkout lags a render behind). */}
             {(notice ?? pendingNotice(checkout, awaitedFrom)) && <FormNotice>{notice ?? pendingNotice(checkout, awaitedFrom)}</FormNotice>}
+            {overview.subscriptionStatus === 'missing' && (
+              <Alert color="red" role="alert" title="Stripe no longer has your subscription">
+                Your plan and credits stay as they are, but the plan cannot be changed here. Contact support to set the subscription up again.
+              </Alert>
+            )}
             {overview.subscriptionStatus === 'past_due' && (
               <Alert color="red" role="alert" title="The last payment failed">
                 Update your card in the billing portal; your plan stays until Stripe gives up on the payment.

@@ -57,6 +57,7 @@ export function PlanTable({ overview, onChoose }: { overview: BillingOverview; o
 function PlanAction({ plan, overview, onChoose }: { plan: PlanOption; overview: BillingOverview; onChoose(plan: PlanOption): void }) {
   if (plan.isCurrent) return <Text size="sm">Your plan</Text>;
   if (!overview.isBillingConfigured) return <Text size="sm">Payments are not set up on this server.</Text>;
+  if (overview.subscriptionStatus === 'missing') return <Text size="sm">Not available until support restores the subscription.</Text>;
   if (plan.upgrade) {
     return (
       <>
