@@ -19,6 +19,7 @@
 //   --dashboard-jobs N                    jobs on the dashboard part's account (default 10000); 200 requests per call
 //   --webhook-levels 1,50                 jobs in flight for the webhook latency part (jobs per level: max(20, 2 × in flight))
 //   --list-rows N                         rows of the lists part's list of uncached prospects (default 200)
+//   --crm-contacts N                      contacts of the crm part's sync run (default 50, the settings' maximum)
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --temporal-config k=v,k=v             dynamic config of the dev server over the project's defaults
 //                                         (e.g. system.enableActivityEagerExecution=false, to measure without it)
@@ -40,10 +41,11 @@ import { formatTable, formatTimeline, overheadChartSvg, TARGETS, type BenchResul
 import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
 import { formatListResults, measureLists, type ListBenchResult } from './lib/bench/lists.ts';
+import { formatCrmResults, measureCrm, startCrmBenchStandIn, type CrmBenchResult } from './lib/bench/crm.ts';
 import { startWebhookReceiver } from '../sandbox/webhook-receiver/server.ts';
 import { ROOT } from './lib/local-services.ts';
 
-const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists'] as const;
+const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm'] as const;
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -62,6 +64,7 @@ const { values: flags } = parseArgs({
     'dashboard-jobs': { type: 'string' },
     'webhook-levels': { type: 'string' },
     'list-rows': { type: 'string' },
+    'crm-contacts': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
     'temporal-config': { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -108,9 +111,12 @@ if (mail) {
 // The webhook part's receiver runs here, on loopback: the worker is told it may deliver there (development allowance).
 const receiver = parts.has('webhooks') ? await startWebhookReceiver({ port: 0 }) : null;
 if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
+// The crm part's HubSpot stand-in runs here; the worker gets its address through the environment.
+const hubspotStandIn = parts.has('crm') ? await startCrmBenchStandIn() : null;
 const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: settings.temporalDynamicConfig });
 let webhookResults: WebhookBenchResult | null = null;
 let listResults: ListBenchResult | null = null;
+let crmResults: CrmBenchResult | null = null;
 const results: BenchResults = {};
 try {
   // Each part has its own account, hence its own cache: one person serves the parts that need a cached job.
@@ -132,6 +138,15 @@ try {
       rows: number('list-rows', quick ? 40 : 200),
       apiJobs: quick ? 6 : 20,
       apiInFlight: 2,
+      providerLatenciesMs: settings.providerLatenciesMs,
+      modelLatencyMs: settings.modelLatencyMs,
+      log,
+    });
+  }
+  if (hubspotStandIn) {
+    // Issue 18: a sync run of uncached contacts at the same fixed latencies, against HubSpot's documented limits.
+    crmResults = await measureCrm(stack, hubspotStandIn, {
+      contacts: number('crm-contacts', 50),
       providerLatenciesMs: settings.providerLatenciesMs,
       modelLatencyMs: settings.modelLatencyMs,
       log,
@@ -167,7 +182,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -179,7 +194,7 @@ try {
     machine,
     settings: { ...plainSettings, overheadJobs: Object.fromEntries(levels.map((level) => [level, overheadJobsAt(level)])), temporalSqlitePragmas: stack.temporalSqlitePragmas },
     targets: TARGETS,
-    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}) },
+    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(crmResults ? { crm: crmResults } : {}) },
     table,
   };
   // A partial run (--only) does not replace the last full run's figures.
@@ -197,4 +212,5 @@ try {
   await stack.stop(flags.keep || Boolean(process.exitCode));
   await mail?.close();
   await receiver?.close();
+  await hubspotStandIn?.close();
 }
