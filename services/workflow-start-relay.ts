@@ -25,8 +25,9 @@ export function startJobWorkflow(starts: WorkflowStarts, job: UnstartedJob, time
 
 /**
  * The try right after the job's transaction committed (the API's, before its
- * 202): start the workflow and mark it started. A failure is logged and left
- * to the relay; the job stays accepted either way. True when it started.
+ * 202): start the workflow, then mark it started in the background. A
+ * failure is logged and left to the relay; the job stays accepted either way.
+ * True when it started.
  */
 export async function startRecordedJobNow(
   starts: WorkflowStarts & { orm: Orm; clock: () => Date; logger: Logger },
@@ -40,8 +41,10 @@ export async function startRecordedJobNow(
     return false;
   }
   workflowStartMetrics.starts.inc({ attempt: 'first', outcome: 'started' });
-  // Unmarked (PostgreSQL gone since the commit), the relay's next start finds the workflow and marks it.
-  await markWorkflowsStarted(starts.orm.em.fork(), [job.id], starts.clock()).catch((error: unknown) =>
+  // Not awaited: the caller's 202 does not wait for this write (the cache-hit
+  // path's latency). Left unmarked (PostgreSQL gone since the commit, the API
+  // killed now), the relay's next start finds the workflow and marks it.
+  void markWorkflowsStarted(starts.orm.em.fork(), [job.id], starts.clock()).catch((error: unknown) =>
     starts.logger.warn({ err: error, researchId: job.id }, 'research workflow started but not marked; the relay will mark it'),
   );
   return true;
