@@ -51,3 +51,14 @@ export const CRM_FAILURE_TYPES = {
   /** 429, 5xx or the network: retried after the wait HubSpot asked for. */
   unavailable: 'crm_unavailable',
 } as const;
+
+/**
+ * Contacts a run researches at once (runs with the write-as-researched patch;
+ * older runs replay with CRM_CONTACTS_IN_FLIGHT, 5). Matched to HubSpot's
+ * budget: each contact costs about 3 write calls, and our throttle lets ~10
+ * calls a second through per portal (110 per 10 s documented, 100 ours), so
+ * ~3 contacts a second; with one contact's research taking ~3.5 s at the
+ * bench's latencies, 10 in flight keep that budget busy. More would only
+ * queue at HubSpot's rate while holding more of the API's research capacity.
+ */
+export const CRM_RUN_CONTACTS_IN_FLIGHT = 10;

@@ -1,9 +1,9 @@
-import { ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { RESEARCH_DEADLINE_MS } from '../domain/research-contract.ts';
-import { CRM_CONTACTS_IN_FLIGHT } from '../domain/research-fanout.ts';
+import { CRM_CONTACTS_IN_FLIGHT, type FanoutItemOutcome } from '../domain/research-fanout.ts';
 import type { CrmActivities } from '../activities/crm-sync.ts';
 import { emptySkipCounts, type CandidateVerdict } from '../domain/crm.ts';
-import { CRM_FAILURE_TYPES, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult } from '../domain/crm-sync-contract.ts';
+import { CRM_FAILURE_TYPES, CRM_RUN_CONTACTS_IN_FLIGHT, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult } from '../domain/crm-sync-contract.ts';
 import { crmDatabase, crmHubSpot } from './activity-profiles.ts';
 import { researchFanout } from './research-fanout.ts';
 
@@ -12,6 +12,16 @@ const hubspot = proxyActivities<CrmActivities>(crmHubSpot);
 
 /** Contacts written back to HubSpot at once: few; the portal's throttle sets the pace anyway. */
 const WRITES_IN_FLIGHT = 4;
+
+/**
+ * Runs from this patch on write each contact back as soon as its research
+ * ends (DESIGN.md "CRM sync": the contact's child writes its properties and
+ * note), so the write-back overlaps the research instead of following it,
+ * stop taking contacts once a write-back fails for good, and research
+ * CRM_RUN_CONTACTS_IN_FLIGHT contacts at once. Runs started before it replay
+ * the old shape: research all, then write all, 5 at once.
+ */
+const WRITE_AS_RESEARCHED_PATCH = 'crm-write-as-researched';
 
 /** What the research of one taken contact came to. */
 export interface ContactResearch {
@@ -28,7 +38,11 @@ export interface ContactResearch {
  * the shared fan-out's job (workflows/research-fanout.ts); the run only needs
  * the outcome per contact and whether credits ran out.
  */
-export type ResearchContacts = (plan: CrmRunPlan, taken: CandidateVerdict[]) => Promise<{ outcomes: ContactResearch[]; creditsUsed: number; outOfCredits: boolean }>;
+export type ResearchContacts = (
+  plan: CrmRunPlan,
+  taken: CandidateVerdict[],
+  options?: { inFlight: number; onContactEnd(research: ContactResearch): void; shouldStop(): boolean },
+) => Promise<{ outcomes: ContactResearch[]; creditsUsed: number; outOfCredits: boolean }>;
 
 /**
  * One CRM sync run (DESIGN.md "CRM sync"): the settings read once, the
@@ -57,18 +71,22 @@ const researchTaskQueueOf = (crmTaskQueue: string) => crmTaskQueue.replace(/-crm
  * one research job and one credit per contact (source `crm`), named by
  * (run id, contact id), so a retried or replayed run researches each once.
  */
-export const researchContactsThroughFanout: ResearchContacts = async (plan, taken) => {
+export const researchContactsThroughFanout: ResearchContacts = async (plan, taken, control) => {
   const settings = plan.settings!;
   const owner = { source: 'crm' as const, ref: plan.runId, accountId: settings.accountId, productId: settings.productId, apiKeyId: null };
   const items = taken.map((contact) => ({ key: contact.contactId, request: { email: contact.email!, ...(contact.name ? { prospectName: contact.name } : {}) } }));
-  const options = { inFlight: CRM_CONTACTS_IN_FLIGHT, researchTaskQueue: researchTaskQueueOf(workflowInfo().taskQueue), deadlineMs: RESEARCH_DEADLINE_MS };
-  const result = await researchFanout(owner, items, options, { shouldStop: () => false });
-  const outcomes = taken.map((contact, index): ContactResearch => {
-    const item = result.outcomes[index]!;
+  const options = { inFlight: control?.inFlight ?? CRM_CONTACTS_IN_FLIGHT, researchTaskQueue: researchTaskQueueOf(workflowInfo().taskQueue), deadlineMs: RESEARCH_DEADLINE_MS };
+  const byKey = new Map(taken.map((contact) => [contact.contactId, contact]));
+  const asResearch = (item: FanoutItemOutcome, isOutOfCredits: boolean): ContactResearch => {
     const outcome = item.outcome === 'completed' ? 'researched' : item.outcome === 'failed' ? 'failed' : 'not_researched';
-    const error = outcome === 'not_researched' ? (result.isOutOfCredits ? 'out of credits' : 'not researched') : item.error;
-    return { contact, outcome, researchId: item.researchId, error };
+    const error = outcome === 'not_researched' ? (isOutOfCredits ? 'out of credits' : 'not researched') : item.error;
+    return { contact: byKey.get(item.key)!, outcome, researchId: item.researchId, error };
+  };
+  const result = await researchFanout(owner, items, options, {
+    shouldStop: () => control?.shouldStop() ?? false,
+    ...(control ? { onItemEnd: (item: FanoutItemOutcome) => control.onContactEnd(asResearch(item, false)) } : {}),
   });
+  const outcomes = result.outcomes.map((item) => asResearch(item, result.isOutOfCredits));
   return { outcomes, creditsUsed: result.creditsUsed, outOfCredits: result.isOutOfCredits };
 };
 
@@ -85,13 +103,26 @@ export async function runCrmSync(input: CrmSyncInput, researchContacts: Research
   try {
     await hubspot.crmEnsureProperties(plan);
     const candidates = await hubspot.crmFindCandidates(plan);
-    const research = await researchContacts(plan, candidates.taken);
-    creditsUsed = research.creditsUsed;
-    if (research.outOfCredits) {
-      status = 'credits_exhausted';
-      reason = 'credits_exhausted';
+    if (patched(WRITE_AS_RESEARCHED_PATCH)) {
+      const writer = writeBackAsResearched(plan);
+      const research = await researchContacts(plan, candidates.taken, { inFlight: CRM_RUN_CONTACTS_IN_FLIGHT, onContactEnd: writer.add, shouldStop: writer.hasFailed });
+      creditsUsed = research.creditsUsed;
+      if (research.outOfCredits) {
+        status = 'credits_exhausted';
+        reason = 'credits_exhausted';
+      }
+      // Contacts never started (credits ran out) are written off too; the ended ones were handed over already.
+      for (const item of research.outcomes) if (item.outcome === 'not_researched') writer.add(item);
+      await writer.done();
+    } else {
+      const research = await researchContacts(plan, candidates.taken);
+      creditsUsed = research.creditsUsed;
+      if (research.outOfCredits) {
+        status = 'credits_exhausted';
+        reason = 'credits_exhausted';
+      }
+      await writeBack(plan, research.outcomes);
     }
-    await writeBack(plan, research.outcomes);
   } catch (error) {
     status = 'failed';
     reason = failureReason(error);
@@ -120,25 +151,63 @@ const isFailureOfType = (error: unknown, type: string) => {
 };
 
 /**
- * Each contact's write-back, a few at a time. HubSpot refusing one contact
- * (a validation rule of the portal, say) fails that contact, not the run; a
- * dead grant or HubSpot staying down ends the run.
+ * One contact's write-back. HubSpot refusing the contact (a validation rule
+ * of the portal, say) fails that contact, not the run; a dead grant or
+ * HubSpot staying down throws, and ends the run.
  */
+async function writeContact(plan: CrmRunPlan, item: ContactResearch): Promise<void> {
+  if (item.outcome === 'researched') {
+    try {
+      await hubspot.crmWriteContact(plan, item.contact, item.researchId!);
+      return;
+    } catch (error) {
+      if (!isFailureOfType(error, CRM_FAILURE_TYPES.rejected)) throw error;
+      item = { ...item, outcome: 'failed', error: `HubSpot refused the write: ${String((error as { cause?: Error }).cause?.message ?? error)}` };
+    }
+  }
+  await hubspot.crmMarkContactFailed(plan, item.contact, { researchId: item.researchId, error: item.error ?? item.outcome, outcome: item.outcome === 'researched' ? 'failed' : item.outcome });
+}
+
+/** Each contact's write-back after all the research (runs before WRITE_AS_RESEARCHED_PATCH), a few at a time. */
 async function writeBack(plan: CrmRunPlan, outcomes: ContactResearch[]): Promise<void> {
   const queue = [...outcomes];
   const next = async (): Promise<void> => {
-    for (let item = queue.shift(); item; item = queue.shift()) {
-      if (item.outcome === 'researched') {
-        try {
-          await hubspot.crmWriteContact(plan, item.contact, item.researchId!);
-          continue;
-        } catch (error) {
-          if (!isFailureOfType(error, CRM_FAILURE_TYPES.rejected)) throw error;
-          item = { ...item, outcome: 'failed', error: `HubSpot refused the write: ${String((error as { cause?: Error }).cause?.message ?? error)}` };
-        }
-      }
-      await hubspot.crmMarkContactFailed(plan, item.contact, { researchId: item.researchId, error: item.error ?? item.outcome, outcome: item.outcome === 'researched' ? 'failed' : item.outcome });
-    }
+    for (let item = queue.shift(); item; item = queue.shift()) await writeContact(plan, item);
   };
   await Promise.all(Array.from({ length: WRITES_IN_FLIGHT }, next));
+}
+
+/**
+ * Write-backs started as contacts are handed over (as each one's research
+ * ends), a few at a time. The first failure that ends the run is kept, not
+ * left as an unhandled rejection: no further write starts, `hasFailed` tells
+ * the fan-out to take no further contact, and `done` throws it once the
+ * writes under way have ended.
+ */
+function writeBackAsResearched(plan: CrmRunPlan) {
+  const queue: ContactResearch[] = [];
+  const lanes: Array<Promise<void>> = [];
+  let active = 0;
+  let failure: { error: unknown } | null = null;
+  const lane = async (): Promise<void> => {
+    active++;
+    try {
+      for (let item = queue.shift(); item && !failure; item = queue.shift()) await writeContact(plan, item);
+    } catch (error) {
+      failure ??= { error };
+    } finally {
+      active--;
+    }
+  };
+  return {
+    add(item: ContactResearch): void {
+      queue.push(item);
+      if (active < WRITES_IN_FLIGHT && !failure) lanes.push(lane());
+    },
+    hasFailed: (): boolean => failure !== null,
+    async done(): Promise<void> {
+      for (let running = lanes.shift(); running; running = lanes.shift()) await running;
+      if (failure) throw failure.error;
+    },
+  };
 }
