@@ -1,7 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import type { CrmSyncResult } from '../../../domain/crm-sync-contract.ts';
+import { CRM_RUN_CONTACTS_IN_FLIGHT, type CrmSyncResult } from '../../../domain/crm-sync-contract.ts';
 import { RESEARCH_TASK_QUEUE } from '../../../domain/research-contract.ts';
-import { CRM_CONTACTS_IN_FLIGHT } from '../../../domain/research-fanout.ts';
 import { loadHubSpotConfig } from '../../../integrations/hubspot/config.ts';
 import { createHubSpotOAuth } from '../../../integrations/hubspot/oauth.ts';
 import { createLogger } from '../../../lib/logger.ts';
@@ -34,7 +33,7 @@ export interface CrmBenchResult {
   researched: number;
   failed: number;
   status: CrmSyncResult['status'];
-  /** Contacts researched at once by the run's fan-out (domain/research-fanout.ts). */
+  /** Contacts researched at once by the run's fan-out (domain/crm-sync-contract.ts). */
   inFlight: number;
   /** Run now → the run's workflow closed (Temporal's start and close times). */
   wallMs: number;
@@ -54,6 +53,12 @@ export interface CrmBenchResult {
   searchLimitPerSecond: number;
   /** Our own per-portal budget (integrations/hubspot/throttle.ts), below the documented limits. */
   throttle: { callsPer10s: number; searchesPerSecond: number };
+  /**
+   * Where the wall time went, from the run's research job rows: Run now → the first job submitted
+   * (settings, properties, search, claims), first submitted → last completed, last completed → the run closed
+   * (the last write-back, the summary); and each job's submitted → completed.
+   */
+  phases: { beforeResearchMs: number; researchMs: number; afterResearchMs: number; jobP50Ms: number; jobMaxMs: number };
 }
 
 /**
@@ -158,12 +163,29 @@ export async function measureCrm(
       orm: stack.orm, temporal, env: process.env, publicUrl: stack.apiUrl, clock: () => new Date(), researchTaskQueue: RESEARCH_TASK_QUEUE, logger: createLogger('bench-crm', 'warn'),
     })!;
     const since = new Date().toISOString();
-    log(`CRM: Run now, ${options.contacts} contacts, ${CRM_CONTACTS_IN_FLIGHT} researched at once…`);
+    log(`CRM: Run now, ${options.contacts} contacts, ${CRM_RUN_CONTACTS_IN_FLIGHT} researched at once…`);
     const runId = await crm.runNow(account.id, productId);
     const handle = temporal.workflow.getHandle(runId);
     const result = (await handle.result()) as CrmSyncResult;
     const description = await handle.describe();
     const wallMs = description.closeTime!.getTime() - description.startTime.getTime();
+
+    const jobs: Array<{ submitted_ms: number; completed_ms: number }> = await em().getConnection().execute(
+      `select extract(epoch from submitted_at) * 1000 as submitted_ms, extract(epoch from completed_at) * 1000 as completed_ms
+       from research_job where account_id = ? and completed_at is not null`,
+      [account.id],
+    );
+    const started = description.startTime.getTime();
+    const firstSubmitted = Math.min(...jobs.map((job) => Number(job.submitted_ms)));
+    const lastCompleted = Math.max(...jobs.map((job) => Number(job.completed_ms)));
+    const durations = jobs.map((job) => Number(job.completed_ms) - Number(job.submitted_ms)).sort((a, b) => a - b);
+    const phases = {
+      beforeResearchMs: Math.round(firstSubmitted - started),
+      researchMs: Math.round(lastCompleted - firstSubmitted),
+      afterResearchMs: Math.round(started + wallMs - lastCompleted),
+      jobP50Ms: Math.round(durations[Math.floor(durations.length / 2)] ?? NaN),
+      jobMaxMs: Math.round(durations.at(-1) ?? NaN),
+    };
 
     const { calls } = (await (await fetch(`${hubspot.url}/__admin/calls?since=${encodeURIComponent(since)}`)).json()) as {
       calls: Array<{ at: string; portalId: number | null; status: number; kind: string }>;
@@ -185,7 +207,7 @@ export async function measureCrm(
       researched,
       failed: result.counts.failed,
       status: result.status,
-      inFlight: CRM_CONTACTS_IN_FLIGHT,
+      inFlight: CRM_RUN_CONTACTS_IN_FLIGHT,
       wallMs,
       researchPathMs,
       hubspotBoundMs,
@@ -198,6 +220,7 @@ export async function measureCrm(
       peakSearchesPerSecond: peakInWindow(search.map((call) => Date.parse(call.at)), 1_000),
       searchLimitPerSecond: limits.searchPerSecond,
       throttle: config.limits,
+      phases,
     };
   } finally {
     await temporal.connection.close();
@@ -211,6 +234,7 @@ export function formatCrmResults(result: CrmBenchResult): string {
     `CRM sync run (Run now): ${result.contacts} contacts, ${result.inFlight} researched at once: ${result.status}, ${result.researched} researched, ${result.failed} failed`,
     `  wall ${s(result.wallMs)} against a lower bound of ${s(result.lowerBoundMs)} = ${result.ratio}× (target ≤ 1.3×); bound = max(one contact's research path ${s(result.researchPathMs)}, HubSpot calls at the documented rate ${s(result.hubspotBoundMs)})`,
     `  HubSpot calls: ${result.calls.general} general + ${result.calls.search} search = ${result.callsPerContact} per researched contact (${kinds}; token calls are not rate limited); ${result.calls.rateLimited} answered 429`,
+    `  before the first job ${s(result.phases.beforeResearchMs)}, first job submitted → last completed ${s(result.phases.researchMs)}, then ${s(result.phases.afterResearchMs)} to the run's end; a job's submitted → completed p50 ${s(result.phases.jobP50Ms)}, max ${s(result.phases.jobMaxMs)}`,
     `  peak ${result.peakPer10s} calls per 10 s (documented limit ${result.limitPer10s}, our throttle ${result.throttle.callsPer10s}); peak ${result.peakSearchesPerSecond} searches per second (limit ${result.searchLimitPerSecond}, throttle ${result.throttle.searchesPerSecond})`,
   ].join('\n');
 }
