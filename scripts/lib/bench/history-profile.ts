@@ -5,7 +5,11 @@ type HistoryEvent = NonNullable<Awaited<ReturnType<ReturnType<Client['workflow']
 const millis = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
   Number(time?.seconds ?? 0) * 1000 + Math.round((time?.nanos ?? 0) / 1e6);
 
-const meanOf = (values: number[]) => Math.round((values.reduce((sum, v) => sum + v, 0) / values.length) * 10) / 10;
+/** Mean of the finite values: a history read before its workflow closed has no completion to measure to. */
+const meanOf = (values: number[]) => {
+  const finite = values.filter(Number.isFinite);
+  return Math.round((finite.reduce((sum, v) => sum + v, 0) / finite.length) * 10) / 10;
+};
 
 /** The history events of each given workflow, in order, over one connection. */
 async function fetchHistories(address: string, workflowIds: string[]): Promise<HistoryEvent[][]> {
@@ -92,7 +96,8 @@ function activityEnds(events: HistoryEvent[]): Array<{ type: string; scheduledMs
 export async function jobTimelines(address: string, workflowIds: string[]): Promise<JobTimeline> {
   const phases = (await fetchHistories(address, workflowIds)).map((events): JobTimeline => {
     const started = millis(events.find((event) => event.workflowExecutionStartedEventAttributes)?.eventTime);
-    const completed = millis(events.find((event) => event.workflowExecutionCompletedEventAttributes)?.eventTime);
+    const completedEvent = events.find((event) => event.workflowExecutionCompletedEventAttributes);
+    const completed = completedEvent ? millis(completedEvent.eventTime) : NaN;
     const ends = activityEnds(events);
     const planned = ends.find((end) => end.type === 'startResearch')?.doneMs ?? NaN;
     const lookupsDone = Math.max(...ends.filter((end) => LOOKUPS.has(end.type)).map((end) => end.doneMs));
