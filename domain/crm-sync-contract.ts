@@ -55,10 +55,12 @@ export const CRM_FAILURE_TYPES = {
 /**
  * Contacts a run researches at once (runs with the write-as-researched patch;
  * older runs replay with CRM_CONTACTS_IN_FLIGHT, 5). Matched to HubSpot's
- * budget: each contact costs about 3 write calls, and our throttle lets ~10
- * calls a second through per portal (110 per 10 s documented, 100 ours), so
- * ~3 contacts a second; with one contact's research taking ~3.5 s at the
- * bench's latencies, 10 in flight keep that budget busy. More would only
- * queue at HubSpot's rate while holding more of the API's research capacity.
+ * budget rather than to the research: a contact costs ~3.4 HubSpot calls and
+ * a portal takes 110 per 10 s (documented; our throttle 100), so a run of 50
+ * (the settings' maximum) needs ~15.5 s of HubSpot's budget whatever we do.
+ * With one contact's research at ~3.5–4 s (the bench's latencies), 13 at
+ * once research 50 in 4 rounds, inside that time; fewer would make the
+ * research the longer part, more would only queue at HubSpot's rate while
+ * holding more of the research workers from the API's own jobs.
  */
-export const CRM_RUN_CONTACTS_IN_FLIGHT = 10;
+export const CRM_RUN_CONTACTS_IN_FLIGHT = 13;
