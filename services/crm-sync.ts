@@ -90,14 +90,21 @@ export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number;
   };
 }
 
-/** The product's group `pe_<id>` and its properties, created on first use; existing ones are left as they are. */
+/**
+ * The product's group `pe_<id>` and its properties, created on first use;
+ * existing ones are left as they are. One listing call finds what exists, so
+ * a run after the first spends one HubSpot call here, not one per property.
+ */
 export async function ensureCrmProperties(deps: CrmSyncDeps, plan: CrmRunPlan): Promise<void> {
   const settings = plan.settings!;
   const crm = crmClientFor(deps, settings.accountId, plan.portalId!);
+  const existing = await crm.propertyNames();
+  const missing = CRM_FIELDS.map((field, index) => ({ field, index })).filter(({ field }) => !existing.has(crmPropertyName(settings.productId, field.field)));
+  if (missing.length === 0) return;
   const group = crmGroupName(settings.productId);
   await crm.ensureGroup(group, `Prospect Enrichment: ${plan.productName}`.slice(0, 100));
-  for (const [index, field] of CRM_FIELDS.entries()) {
-    await crm.ensureProperty({
+  for (const { field, index } of missing) {
+    await crm.createProperty({
       name: crmPropertyName(settings.productId, field.field),
       label: `${field.label} (${plan.productName})`.slice(0, 100),
       type: field.type,

@@ -41,6 +41,10 @@ export interface HubSpotCrm {
   /** Creates the group unless it exists (a 409 from a concurrent creator counts as done). */
   ensureGroup(name: string, label: string): Promise<'created' | 'existed'>;
   ensureProperty(property: PropertyDefinition): Promise<'created' | 'existed'>;
+  /** Creates the property, known to be missing; a 409 (created meanwhile) counts as done. */
+  createProperty(property: PropertyDefinition): Promise<'created' | 'existed'>;
+  /** The names of the portal's live contact properties, in one call (GET /crm/v3/properties/contacts). */
+  propertyNames(): Promise<Set<string>>;
   /** Contact properties of type number (the lead-score picker). */
   numberProperties(): Promise<Array<{ name: string; label: string }>>;
   searchContacts(input: SearchInput): Promise<ContactPage>;
@@ -144,6 +148,10 @@ export function createHubSpotCrm(options: {
     } catch (error) {
       if (!(error instanceof HubSpotRejected && error.isNotFound)) throw error;
     }
+    return createUnlessExists(create);
+  }
+
+  async function createUnlessExists(create: (client: Client) => Promise<unknown>): Promise<'created' | 'existed'> {
     try {
       await call('general', create);
       return 'created';
@@ -166,6 +174,11 @@ export function createHubSpotCrm(options: {
         (client) => client.crm.properties.coreApi.getByName('contacts', property.name),
         (client) => client.crm.properties.coreApi.create('contacts', property as never),
       ),
+    createProperty: (property) => createUnlessExists((client) => client.crm.properties.coreApi.create('contacts', property as never)),
+    async propertyNames() {
+      const all = await call('general', (client) => client.crm.properties.coreApi.getAll('contacts', false));
+      return new Set(all.results.map((property) => property.name));
+    },
     async numberProperties() {
       const all = await call('general', (client) => client.crm.properties.coreApi.getAll('contacts', false));
       return all.results.filter((property) => property.type === 'number').map((property) => ({ name: property.name, label: property.label }));

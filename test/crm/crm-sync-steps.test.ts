@@ -158,6 +158,26 @@ describe('a CRM sync run, step by step', () => {
     expect(crm.chat.messages(hook).length).toBe(messages);
   });
 
+  it('sets the properties up once: a later run spends one listing call on them, and creates again only one archived by hand', async () => {
+    const plan = await startCrmRun(crm.deps, { productId, runId: 'run-2', trigger: 'manual' });
+    const propertyCalls = async (since: string) => {
+      const { calls } = (await (await fetch(`${crm.hubspot.url}/__admin/calls?since=${encodeURIComponent(since)}`)).json()) as { calls: Array<{ kind: string; method: string; path: string; status: number }> };
+      return calls.filter((call) => call.kind === 'properties').map((call) => `${call.method} ${call.path} ${call.status}`);
+    };
+    const since = new Date().toISOString();
+    await ensureCrmProperties(crm.deps, plan);
+    expect(await propertyCalls(since)).toEqual(['GET /crm/v3/properties/contacts 200']);
+
+    const openingTalk = crmPropertyName(productId, 'opening_talk');
+    crm.hubspot.portal().properties.get(openingTalk)!.archived = true;
+    const later = new Date().toISOString();
+    await ensureCrmProperties(crm.deps, plan);
+    expect(await propertyCalls(later)).toEqual([
+      'GET /crm/v3/properties/contacts 200', `GET /crm/v3/properties/contacts/groups/pe_${productId} 200`, 'POST /crm/v3/properties/contacts 201',
+    ]);
+    expect(crm.hubspot.portal().properties.get(openingTalk)).toMatchObject({ archived: false, groupName: `pe_${productId}`, type: 'string', fieldType: 'textarea' });
+  });
+
   it('a webhook answering 410 is disabled and the owner told once', async () => {
     await fetch(`${crm.chat.url}/__admin/hooks`, { method: 'POST', body: JSON.stringify({ hook, error: 'channel_is_archived' }) });
     await saveCrmSettings(em(), accountId, productId, settings({ researchLimit: 1, minScore: 0 }), new Date());
