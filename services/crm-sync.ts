@@ -103,8 +103,9 @@ export async function ensureCrmProperties(deps: CrmSyncDeps, plan: CrmRunPlan): 
   if (missing.length === 0) return;
   const group = crmGroupName(settings.productId);
   await crm.ensureGroup(group, `Prospect Enrichment: ${plan.productName}`.slice(0, 100));
-  for (const { field, index } of missing) {
-    await crm.createProperty({
+  // Side by side: the portal's throttle keeps them within HubSpot's limits.
+  await Promise.all(missing.map(({ field, index }) =>
+    crm.createProperty({
       name: crmPropertyName(settings.productId, field.field),
       label: `${field.label} (${plan.productName})`.slice(0, 100),
       type: field.type,
@@ -115,8 +116,8 @@ export async function ensureCrmProperties(deps: CrmSyncDeps, plan: CrmRunPlan): 
         ? { options: CRM_STATUS_VALUES.map((value, order) => ({ label: value.replace('_', ' '), value, displayOrder: order, hidden: false })) }
         : {}),
       displayOrder: index,
-    });
-  }
+    }),
+  ));
 }
 
 function verdictOf(settings: CrmSettings, email: string | null): SkipReason | null {
