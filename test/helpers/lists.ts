@@ -8,6 +8,9 @@ let counter = 0;
 
 export interface ListCustomer {
   client: DashboardClient;
+  /** The owner's sign-in, for a browser. */
+  email: string;
+  password: string;
   accountId: number;
   /** An API key of the account (its product context is the list's). */
   key: string;
@@ -17,12 +20,13 @@ export interface ListCustomer {
 /** A signed-in dashboard owner on `plan` with one key tied to a product context. */
 export async function listCustomer(stack: TestStack, mail: TestMailSandbox, plan: PlanName = 'growth'): Promise<ListCustomer> {
   const email = `lists-${Date.now()}-${counter++}@example.com`;
-  const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email);
+  const password = 'correct horse battery';
+  const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, password);
   const connection = stack.orm.em.fork().getConnection();
   const [{ id: accountId }] = await connection.execute('select id from account where owner_email = ?', [email]);
   await connection.execute('update account set plan = ?, credit_limit = ? where id = ?', [plan, PLANS[plan].creditsPerCycle, accountId]);
   const { key, keyId } = await stack.createKey(accountId);
-  return { client, accountId, key, keyId };
+  return { client, email, password, accountId, key, keyId };
 }
 
 /** Uploads CSV text as the page does: the file's own bytes. */
