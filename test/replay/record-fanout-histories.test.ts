@@ -117,4 +117,26 @@ describe.runIf(process.env.RECORD_HISTORIES === '1')('record fan-out histories',
     expect(result).toMatchObject({ status: 'completed', counts: { creditsUsed: 3 } });
     save('crm-sync-completed', await handle.fetchHistory());
   }, 180_000);
+
+  it('crm-sync-written-as-researched: a sync run whose contacts are written back as each one\'s research ends (patch crm-write-as-researched)', async () => {
+    const accountId = await stack.createAccount('growth');
+    await stack.createKey(accountId);
+    const [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
+    await crm.connect(em(), accountId);
+    await saveCrmSettings(em(), accountId, productId, {
+      cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 4,
+      chatWebhookUrl: `${crm.chat.url}/services/T1/B1/replay-overlap`, digestEnabled: true, digestEmail: null, active: true,
+    }, new Date());
+    const handle = await stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
+      workflowId: `crm-run-${productId}-recorded-overlap`,
+      taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
+      args: [{ productId, trigger: 'manual' }],
+    });
+    const result = (await handle.result()) as CrmSyncResult;
+    expect(result).toMatchObject({ status: 'completed', counts: { creditsUsed: 4 } });
+    const history = await handle.fetchHistory();
+    // The patch's marker: this history stands for runs of the new shape.
+    expect(eventsOf(history)).toContain('markerRecordedEventAttributes');
+    save('crm-sync-written-as-researched', history);
+  }, 180_000);
 });
