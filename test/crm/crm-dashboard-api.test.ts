@@ -129,8 +129,15 @@ describe('the CRM page API', () => {
   });
 
   it('disconnect revokes the token at HubSpot and pauses every integration of the account; settings stay', async () => {
+    // A second product of the account with its own integration: the one connection is shared, so both pause.
+    const second = (await alice.post('/app/api/keys', { ...PRODUCT, name: 'ForecastIQ' })).body.productId as number;
+    expect((await alice.put(`/app/api/crm/products/${second}/settings`, validSettings())).status).toBe(200);
     const reply = await alice.post('/app/api/crm/disconnect');
-    expect(reply.body).toMatchObject({ disconnected: true, pausedProducts: [productId] });
+    expect(reply.body).toMatchObject({ disconnected: true });
+    expect([...reply.body.pausedProducts].sort((a: number, b: number) => a - b)).toEqual([productId, second].sort((a, b) => a - b));
+    expect((await alice.get(`/app/api/crm/products/${second}`)).body.settings).toMatchObject({ active: false, pausedReason: 'disconnected' });
+    expect((await stack.temporal.schedule.getHandle(crmScheduleId(second)).describe()).state.paused).toBe(true);
+    await stack.temporal.schedule.getHandle(crmScheduleId(second)).delete();
     expect(crm.hubspot.portal().portalId).toBe(4000001);
     const state = await (await fetch(`${crm.hubspot.url}/__admin/state`)).json();
     expect(state.portals[0].tokens.refresh.every((token: { revoked: boolean }) => token.revoked)).toBe(true);
