@@ -2,7 +2,7 @@
 // that turn HubSpot's answers into Temporal's terms. A dead grant or a
 // refusal is final (no retry helps); "unavailable" (429, 5xx, the network)
 // is retried after the wait HubSpot asked for.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import type { CandidateVerdict } from '../domain/crm.ts';
@@ -52,7 +52,7 @@ export function createCrmActivities(deps: CrmActivityDeps) {
     crmEnsureProperties: (plan: CrmRunPlan): Promise<void> => translated(() => ensureCrmProperties(sync, plan)),
     crmFindCandidates: (plan: CrmRunPlan): Promise<CandidateSearch> => translated(() => findAndClaimCandidates(sync, plan)),
     crmWriteContact: (plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult> =>
-      translated(() => writeResearchedContact(sync, plan, contact, researchId)),
+      translated(() => writeResearchedContact(sync, plan, contact, researchId, { isRetry: Context.current().info.attempt > 1 })),
     crmMarkContactFailed: (plan: CrmRunPlan, contact: CandidateVerdict, input: { researchId: string | null; error: string; outcome: 'failed' | 'not_researched' }): Promise<void> =>
       translated(() => markContactFailed(sync, plan, contact, input)),
     crmFinishRun: (plan: CrmRunPlan, input: { status: 'completed' | 'credits_exhausted' | 'failed'; reason: string | null; creditsUsed: number }) =>

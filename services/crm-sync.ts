@@ -256,7 +256,13 @@ export interface ContactWriteResult {
  * last, with enriched_at), one note, one chat follow-up. Each step is skipped
  * when the ledger says it happened.
  */
-export async function writeResearchedContact(deps: CrmSyncDeps, plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult> {
+export async function writeResearchedContact(
+  deps: CrmSyncDeps,
+  plan: CrmRunPlan,
+  contact: CandidateVerdict,
+  researchId: string,
+  options: { isRetry?: boolean } = {},
+): Promise<ContactWriteResult> {
   const settings = plan.settings!;
   const em = deps.em();
   const data = await researchData(em, researchId);
@@ -269,7 +275,11 @@ export async function writeResearchedContact(deps: CrmSyncDeps, plan: CrmRunPlan
   await crm.updateContact(contact.contactId, crmContentProperties(settings.productId, data));
   let noteId = state?.note_id ?? null;
   if (!noteId) {
-    noteId = await crm.createNote(contact.contactId, crmNoteHtml(plan.productName, data), deps.clock());
+    const html = crmNoteHtml(plan.productName, data);
+    // A try cut off between HubSpot creating the note and its id being saved (a worker killed,
+    // PostgreSQL gone) left the note there: a retry finds it (same research, same body) instead
+    // of writing a second one. First tries skip the lookup: it costs two calls.
+    noteId = (options.isRetry ? await crm.findNote(contact.contactId, html) : null) ?? (await crm.createNote(contact.contactId, html, deps.clock()));
     await em.execute('update crm_contact_state set note_id = ?, research_id = ?, updated_at = ? where product_id = ? and portal_id = ? and contact_id = ?', [
       noteId, researchId, deps.clock(), settings.productId, plan.portalId, contact.contactId,
     ]);

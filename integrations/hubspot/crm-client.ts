@@ -52,6 +52,8 @@ export interface HubSpotCrm {
   updateContact(contactId: string, properties: Record<string, string>): Promise<void>;
   /** A note on the contact's timeline (association 202, note → contact); its id. */
   createNote(contactId: string, html: string, at: Date): Promise<string>;
+  /** The id of a note on the contact whose body is exactly `html` (one written by a try that was cut off), or null. */
+  findNote(contactId: string, html: string): Promise<string | null>;
 }
 
 export interface RetryPolicy {
@@ -220,6 +222,14 @@ export function createHubSpotCrm(options: {
         }),
       );
       return note.id;
+    },
+    async findNote(contactId, html) {
+      const contact = await call('general', (client) => client.crm.contacts.basicApi.getById(contactId, ['hs_object_id'], undefined, ['notes']));
+      for (const { id } of contact.associations?.notes?.results ?? []) {
+        const note = await call('general', (client) => client.crm.objects.notes.basicApi.getById(id, ['hs_note_body']));
+        if (note.properties.hs_note_body === html) return id;
+      }
+      return null;
     },
   };
 }

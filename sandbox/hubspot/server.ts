@@ -409,7 +409,14 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       if (!contact) throw hubspotError(404, 'OBJECT_NOT_FOUND', `resource not found: contact ${contactPath[1]}`);
       if (method === 'GET') {
         const wanted = url.searchParams.getAll('properties').flatMap((value) => value.split(','));
-        return sendJson(res, 200, view(contact, wanted.length > 0 ? wanted : ['createdate', 'email', 'firstname', 'hs_object_id', 'lastmodifieddate', 'lastname'], contact.properties));
+        const body = view(contact, wanted.length > 0 ? wanted : ['createdate', 'email', 'firstname', 'hs_object_id', 'lastmodifieddate', 'lastname'], contact.properties);
+        // `associations=notes`: the ids of the contact's notes, as HubSpot's contact read answers it
+        // (https://developers.hubspot.com/docs/api-reference/crm-contacts-v3/basic/get-crm-v3-objects-contacts-contactId:
+        // SimplePublicObjectWithAssociations, `associations.<type>.results[]` of `{ id, type }`).
+        const withNotes = url.searchParams.getAll('associations').flatMap((value) => value.split(',')).includes('notes');
+        if (!withNotes) return sendJson(res, 200, body);
+        const notes = [...portal.notes.values()].filter((note) => note.contactIds.includes(contact.id)).map((note) => ({ id: note.id, type: 'contact_to_note' }));
+        return sendJson(res, 200, { ...body, ...(notes.length > 0 ? { associations: { notes: { results: notes } } } : {}) });
       }
       if (method === 'PATCH') {
         const parsed = ZPropertiesInput.safeParse(await readJson(req));

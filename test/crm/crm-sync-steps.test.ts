@@ -158,6 +158,22 @@ describe('a CRM sync run, step by step', () => {
     expect(crm.chat.messages(hook).length).toBe(messages);
   });
 
+  it("a retried write whose first try was cut off after HubSpot created the note finds that note instead of writing a second", async () => {
+    const plan = await startCrmRun(crm.deps, { productId, runId: 'run-2', trigger: 'manual' });
+    const { taken } = await findAndClaimCandidates(crm.deps, plan);
+    const contact = taken[1]!;
+    const [existing] = [...crm.hubspot.portal().notes.values()].filter((note) => note.contactIds.includes(contact.contactId));
+    expect(existing).toBeDefined();
+    // The first try's note exists in HubSpot, but its id never reached PostgreSQL.
+    await em().execute('update crm_contact_state set note_id = null where product_id = ? and contact_id = ?', [productId, contact.contactId]);
+    const notes = crm.hubspot.portal().notes.size;
+    const result = await writeResearchedContact(crm.deps, plan, contact, await recordResearch(contact, 98), { isRetry: true });
+    expect(result.noteId).toBe(existing!.id);
+    expect(crm.hubspot.portal().notes.size).toBe(notes);
+    const [state] = await em().execute('select note_id from crm_contact_state where product_id = ? and contact_id = ?', [productId, contact.contactId]);
+    expect(state.note_id).toBe(existing!.id);
+  });
+
   it('sets the properties up once: a later run spends one listing call on them, and creates again only one archived by hand', async () => {
     const plan = await startCrmRun(crm.deps, { productId, runId: 'run-2', trigger: 'manual' });
     const propertyCalls = async (since: string) => {
