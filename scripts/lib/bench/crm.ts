@@ -107,9 +107,8 @@ export async function measureCrm(
   log(`CRM: recording the provider calls of ${options.contacts} prospects (sandbox without latency)…`);
   await stack.setProviderLatency({});
   const seed = process.env.SANDBOX_SEED ? Number(process.env.SANDBOX_SEED) : undefined;
-  // From the far end of the candidates: the lists part takes the first ones, and a prospect another part
-  // researched would still be uncached here (its own account), but would not be the bench's own.
-  const candidates = candidateEmails(options.contacts * 6, seed).reverse();
+  // Uncached for this part even where another part researched the same people: the cache is per account.
+  const candidates = candidateEmails(options.contacts * 3, seed);
   const prospects = await recordCalls(stack, candidates, options.contacts);
   await stack.setProviderLatency(asLatencyMap(options.providerLatenciesMs));
   await stack.setModelLatency(options.modelLatencyMs);
