@@ -1,17 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { CompanyRow, ProspectRow, ResearchJob } from '../db/entities/index.ts';
 import { hasEnded, type IResearchJob } from '../db/entities/research-job.ts';
 import type { Orm } from '../db/orm.ts';
 import { cacheHitOutcome, isFullCacheHit, planCompany, planProspect } from '../domain/cache-flags.ts';
 import { companyKeyOf } from '../domain/company-key.ts';
 import { classifyEmail } from '../domain/email-classification.ts';
 import type { CompanyQuery } from '../domain/enrichment.ts';
-import { PLANS } from '../domain/plans.ts';
+import { PLANS, type PlanName } from '../domain/plans.ts';
 import { FAILURE_TYPES, type ResearchFailure } from '../domain/research-contract.ts';
 import type { CompanyPlan, ResearchOutcome, ResearchPlan } from '../domain/research-pipeline.ts';
-import { completeJob, failJob, markProcessing } from '../services/research-jobs.ts';
-import { cachedCompanyOf, loadCachedCompany, loadCompanyRows, storeOutcome } from '../services/enrichment-cache.ts';
+import { completeJob, failJob } from '../services/research-jobs.ts';
+import { cachedCompanyOf, storeOutcome } from '../services/enrichment-cache.ts';
+import { readCompanyRows, readFinishingJob, readJobCompanyRows, startJobAndReadProspect } from '../services/research-job-reads.ts';
 import { buildStoredReply } from '../services/research-reply.ts';
 
 export interface ResearchJobDeps {
@@ -19,49 +18,44 @@ export interface ResearchJobDeps {
   clock: () => Date;
 }
 
-async function loadJob(em: EntityManager, researchId: string): Promise<IResearchJob> {
-  const job = await em.findOne(ResearchJob, researchId, { populate: ['account', 'product'] });
-  if (!job) throw ApplicationFailure.create({ type: FAILURE_TYPES.jobNotFound, message: `no research job ${researchId}`, nonRetryable: true });
-  return job;
+function jobNotFound(researchId: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FAILURE_TYPES.jobNotFound, message: `no research job ${researchId}`, nonRetryable: true });
 }
 
-function entitlementsOf(job: IResearchJob) {
-  const plan = PLANS[job.account.plan];
+function entitlementsOf(planName: PlanName) {
+  const plan = PLANS[planName];
   return { decisionMakers: plan.hasDecisionMakers, companyNews: plan.hasCompanyNews };
 }
 
 /** The cache plan of a company found only through the person (the `planCompany` activity, and inside `lookupParts`). */
 export async function planCompanyOfJob({ orm, clock }: ResearchJobDeps, researchId: string, query: CompanyQuery): Promise<CompanyPlan> {
-  const em = orm.em.fork();
-  const job = await loadJob(em, researchId);
   const companyKey = companyKeyOf(query)!;
-  const cached = await loadCachedCompany(em, job.account.id, job.product!.id, companyKey);
-  return planCompany(companyKey, cached, entitlementsOf(job), clock(), job.account.language);
+  const read = await readJobCompanyRows(orm.em.fork(), researchId, companyKey);
+  if (!read) throw jobNotFound(researchId);
+  const entitlements = entitlementsOf(read.plan);
+  return planCompany(companyKey, cachedCompanyOf(read.companyRows), entitlements, clock(), read.language);
 }
 
-/** Activities that read and write the job and its cached data (each forks its own EntityManager). */
+/** Activities that read and write the job and its cached data (each forks its own EntityManager; reads in services/research-job-reads.ts). */
 export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
   return {
     /** `queued` → `processing`, then the cache plan of spec §8.4; a full cache hit ends the job here. */
     async startResearch(researchId: string): Promise<ResearchPlan> {
       const em = orm.em.fork();
-      const job = await loadJob(em, researchId);
       const now = clock();
+      // One statement reads the job with its prospect and marks it processing; the company's key comes from its request.
+      const job = await startJobAndReadProspect(em, researchId, now);
+      if (!job) throw jobNotFound(researchId);
       const jobHasEnded = hasEnded(job.status);
       const product = job.product;
       if (!product && !jobHasEnded) {
         throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidState, message: 'job without product context', nonRetryable: true });
       }
-      const { request } = job;
+      const { request, prospectRow } = job;
       const companyQuery = companyQueryOf(request, classifyEmail(request.email).companyDomain);
-      const entitlements = entitlementsOf(job);
+      const entitlements = entitlementsOf(job.account.plan);
       const companyKey = companyQuery ? companyKeyOf(companyQuery) : null;
-      // Independent statements side by side, each on its own EntityManager (a cache hit's latency).
-      const [, prospectRow, companyRows] = await Promise.all([
-        jobHasEnded ? null : markProcessing(orm.em.fork(), researchId, now),
-        product ? orm.em.fork().findOne(ProspectRow, { account: job.account.id, product: product.id, email: job.email }) : null,
-        companyKey && product ? loadCompanyRows(orm.em.fork(), job.account.id, product.id, companyKey) : null,
-      ]);
+      const companyRows = companyKey && product ? await readCompanyRows(em, job.account.id, product.id, companyKey) : null;
       const { language } = job.account;
       const company = companyKey && product ? planCompany(companyKey, cachedCompanyOf(companyRows), entitlements, now, language) : null;
       const plan: ResearchPlan = {
@@ -80,7 +74,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
             productUrl: product?.productUrl ?? null,
           },
         },
-        prospect: planProspect(prospectRow, now, language),
+        prospect: planProspect(product ? prospectRow : null, now, language),
         company,
       };
       // A full cache hit is answered here, from the rows just read: one round
@@ -108,11 +102,14 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
     /** Stores the parts and freezes the reply in one transaction; a job already ended is left alone. */
     async finishResearch(researchId: string, outcome: ResearchOutcome): Promise<void> {
       await orm.em.fork().transactional(async (em) => {
-        const job = await loadJob(em, researchId);
+        const { company } = outcome;
+        const read = company ? { companyKey: company.companyKey, areDecisionMakersKept: !company.areDecisionMakersRefreshed } : null;
+        const job = await readFinishingJob(em, researchId, read);
+        if (!job) throw jobNotFound(researchId);
         if (hasEnded(job.status)) return;
         const now = clock();
-        const stored = await storeOutcome(em, job, outcome, now);
-        const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job), now });
+        const stored = await storeOutcome(em, { ...job, productId: job.productId! }, outcome, now);
+        const reply = buildStoredReply({ email: job.email, ...stored, outcome, entitlements: entitlementsOf(job.plan), now });
         await completeJob(em, researchId, reply, outcome.ai.usage, now);
       });
     },

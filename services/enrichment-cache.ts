@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CompanyRow, DecisionMakerRow, ProspectRow } from '../db/entities/index.ts';
+import { Account, CompanyRow, DecisionMakerRow, ProductContextRow, ProspectRow } from '../db/entities/index.ts';
+import type { IAccount } from '../db/entities/account.ts';
+import type { IProductContextRow } from '../db/entities/product-context.ts';
 import type { ICompanyRow } from '../db/entities/company.ts';
 import type { IDecisionMakerRow } from '../db/entities/decision-maker.ts';
 import type { IProspectRow } from '../db/entities/prospect.ts';
-import type { IResearchJob } from '../db/entities/research-job.ts';
 import type { CachedCompany } from '../domain/cache-flags.ts';
 import type { DecisionMakerProfile } from '../domain/enrichment.ts';
 import type { Language } from '../domain/languages.ts';
@@ -46,16 +47,26 @@ export interface StoredRows {
   decisionMakerRows: IDecisionMakerRow[];
 }
 
-export async function storeOutcome(em: EntityManager, job: IResearchJob, outcome: ResearchOutcome, now: Date): Promise<StoredRows> {
-  const scope = { account: job.account, product: job.product! };
+/** Where a job's outcome is stored: its scope and the rows read for it (`readFinishingJob`), null when none exist yet. */
+export interface OutcomeTarget {
+  accountId: number;
+  productId: number;
+  email: string;
+  prospectRow: IProspectRow | null;
+  companyRows: CompanyRows | null;
+}
+
+/** Writes the outcome into the rows read beforehand (or new ones); the caller's flush or commit writes them. */
+export async function storeOutcome(em: EntityManager, target: OutcomeTarget, outcome: ResearchOutcome, now: Date): Promise<StoredRows> {
+  const scope = { account: em.getReference(Account, target.accountId), product: em.getReference(ProductContextRow, target.productId) };
   const language = outcome.ai.language ?? null;
-  const prospectRow = await storeProspect(em, scope, job.email, outcome.prospect, language, now);
-  const company = outcome.company ? await storeCompany(em, scope, outcome.company, language, now) : null;
+  const prospectRow = storeProspect(em, scope, target, outcome.prospect, language, now);
+  const company = outcome.company ? await storeCompany(em, scope, target.companyRows, outcome.company, language, now) : null;
   await em.flush();
   return { prospectRow, companyRow: company?.row ?? null, decisionMakerRows: company?.decisionMakers ?? [] };
 }
 
-type Scope = { account: IResearchJob['account']; product: NonNullable<IResearchJob['product']> };
+type Scope = { account: IAccount; product: IProductContextRow };
 
 /**
  * Freshly written insights record their language; insights dropped (the model
@@ -67,11 +78,11 @@ function storeInsights(row: IProspectRow | ICompanyRow, outcome: ProspectOutcome
   if (outcome.insights === null) row.insightsLanguage = null;
 }
 
-async function storeProspect(em: EntityManager, scope: Scope, email: string, outcome: ProspectOutcome, language: Language | null, now: Date): Promise<IProspectRow> {
+function storeProspect(em: EntityManager, scope: Scope, target: OutcomeTarget, outcome: ProspectOutcome, language: Language | null, now: Date): IProspectRow {
   const row =
-    (await em.findOne(ProspectRow, { ...scope, email })) ??
+    target.prospectRow ??
     em.create(ProspectRow, {
-      ...scope, email, profile: null, source: null, fetchedAt: null, posts: null, postsFetchedAt: null,
+      ...scope, email: target.email, profile: null, source: null, fetchedAt: null, posts: null, postsFetchedAt: null,
       insights: null, insightsGeneratedAt: null, insightsLanguage: null,
     });
   if (outcome.isRefreshed) Object.assign(row, { profile: outcome.profile, source: outcome.source, fetchedAt: now });
@@ -83,6 +94,7 @@ async function storeProspect(em: EntityManager, scope: Scope, email: string, out
 async function storeCompany(
   em: EntityManager,
   scope: Scope,
+  cached: CompanyRows | null,
   outcome: CompanyOutcome,
   language: Language | null,
   now: Date,
@@ -91,9 +103,7 @@ async function storeCompany(
     profile: null, source: null, apisCalled: [], fetchedAt: null, technologies: null, posts: null, postsFetchedAt: null,
     news: null, newsFetchedAt: null, decisionMakersFetchedAt: null, insights: null, insightsGeneratedAt: null, insightsLanguage: null,
   };
-  const row =
-    (await em.findOne(CompanyRow, { ...scope, companyKey: outcome.companyKey })) ??
-    em.create(CompanyRow, { ...scope, companyKey: outcome.companyKey, ...empty });
+  const row = cached?.row ?? em.create(CompanyRow, { ...scope, companyKey: outcome.companyKey, ...empty });
   if (outcome.isRefreshed) Object.assign(row, { profile: outcome.profile, source: outcome.source, fetchedAt: now, apisCalled: outcome.apisCalled });
   row.technologies = outcome.technologies;
   storeInsights(row, outcome, language, now);
@@ -101,11 +111,10 @@ async function storeCompany(
   if (outcome.isNewsRefreshed) Object.assign(row, { news: outcome.news, newsFetchedAt: now });
 
   if (outcome.areDecisionMakersRefreshed) {
-    if (row.id) await em.nativeDelete(DecisionMakerRow, { company: row.id });
+    if (cached) await em.nativeDelete(DecisionMakerRow, { company: cached.row.id });
     row.decisionMakersFetchedAt = now;
     const created = (outcome.decisionMakers ?? []).map((person) => em.create(DecisionMakerRow, { company: row, ...person }));
     return { row, decisionMakers: created };
   }
-  const decisionMakers = row.id ? await em.find(DecisionMakerRow, { company: row.id }, { orderBy: { id: 'asc' } }) : [];
-  return { row, decisionMakers };
+  return { row, decisionMakers: cached?.decisionMakerRows ?? [] };
 }

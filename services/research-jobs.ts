@@ -69,11 +69,6 @@ export async function submitResearchJob(
 
 const RUNNING = ['queued', 'processing'] as const;
 
-/** A worker picked the job up: `queued` → `processing`. */
-export async function markProcessing(em: EntityManager, researchId: string, now: Date): Promise<void> {
-  await em.nativeUpdate(ResearchJob, { id: researchId, status: 'queued' }, { status: 'processing', startedAt: now });
-}
-
 /**
  * Freezes the completed reply as the exact JSON text the status endpoint sends
  * (it never changes again, so reads serve it without parsing); false when the
