@@ -27,6 +27,7 @@ const EXACT: Record<ListField, string[]> = {
     'naam', 'volledige naam', 'contactpersoon', 'voor en achternaam',
     'imie i nazwisko', 'osoba kontaktowa', 'osoba',
   ],
+  prospect_last_name: [],
   company_name: [
     'company', 'company name', 'companyname', 'organization', 'organisation', 'organization name', 'account', 'account name', 'employer', 'business', 'firm',
     'firma', 'firmenname', 'unternehmen', 'unternehmensname', 'arbeitgeber', 'organisation name',
@@ -112,6 +113,14 @@ export function guessColumnMapping(headers: string[], rows: string[][] = []): Co
   pick('social_url', (name) => SOCIAL_WORD.test(name) && !COMPANY_WORD.test(name));
   pick('company_name', (name) => COMPANY_WORD.test(name) && !SOCIAL_WORD.test(name) && !EMAIL_WORD.test(name));
   pick('prospect_name', (name) => NAME_WORD.test(name) && !COMPANY_WORD.test(name) && !FIRST_NAME.test(name) && !LAST_NAME.test(name) && !(hasFirstNameColumn && isBareName(name)));
+  // No full-name column but a surname column: the first name ("First name", or a bare "Nombre"
+  // next to "Apellidos") and the surname, joined into one hint.
+  const lastName = names.findIndex((name, index) => free(index) && (LAST_NAME.test(name) || (hasFirstNameColumn && isBareName(name))));
+  if (lastName >= 0) {
+    if (mapping.prospect_name === undefined) pick('prospect_name', (name) => FIRST_NAME.test(name));
+    const first = mapping.prospect_name === undefined ? '' : names[mapping.prospect_name];
+    if (FIRST_NAME.test(first) || isBareName(first)) assign('prospect_last_name', lastName);
+  }
 
   // Profile links under a header no word matched.
   const linkColumn = (pattern: RegExp) => names.findIndex((_, index) => free(index) && share(index, (cell) => pattern.test(cell)) >= 0.5);

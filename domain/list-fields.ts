@@ -5,13 +5,16 @@
 export const LIST_MAX_ROWS = 1_000;
 export const LIST_MAX_BYTES = 2 * 1024 * 1024;
 
-export const LIST_FIELDS = ['email', 'prospect_name', 'company_name', 'social_url', 'company_social_url'] as const;
+// `prospect_last_name` joins a surname column to `prospect_name` (then a first-name column), as most
+// prospecting tools export names in two columns; the research gets one full-name hint.
+export const LIST_FIELDS = ['email', 'prospect_name', 'prospect_last_name', 'company_name', 'social_url', 'company_social_url'] as const;
 export type ListField = (typeof LIST_FIELDS)[number];
 
 /** How each field reads on the page. */
 export const LIST_FIELD_LABELS: Record<ListField, string> = {
   email: 'E-mail',
-  prospect_name: 'Prospect name',
+  prospect_name: 'Prospect name (or first name)',
+  prospect_last_name: 'Last name (joined to the name)',
   company_name: 'Company name',
   social_url: 'Prospect profile URL',
   company_social_url: 'Company page URL',

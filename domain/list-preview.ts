@@ -123,11 +123,12 @@ export function checkAddress(raw: string): { email: string } | { reason: string 
 /** The row's hints as the API takes them; a hint the API would refuse (too long) is left out rather than failing the row. */
 function requestOf(email: string, cells: string[], mapping: ColumnMapping): ListRowRequest {
   const request: ListRowRequest = { email };
+  const cell = (column: number | undefined) => (column === undefined ? '' : (cells[column] ?? ''));
   for (const field of LIST_FIELDS) {
-    const column = mapping[field];
-    if (field === 'email' || column === undefined) continue;
+    if (field === 'email' || field === 'prospect_last_name') continue;
+    const raw = field === 'prospect_name' ? `${cell(mapping.prospect_name)} ${cell(mapping.prospect_last_name)}` : cell(mapping[field]);
     // Line breaks inside a quoted cell are control characters to the API: they become spaces.
-    const value = (cells[column] ?? '').replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+    const value = raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
     if (value !== '' && value.length <= MAX_HINT_LENGTH && value.isWellFormed()) request[field] = value;
   }
   return request;

@@ -36,6 +36,7 @@ const columnIndex = z.number().int().min(0).max(10_000);
 export const ZColumnMapping = z.strictObject({
   email: columnIndex.optional(),
   prospect_name: columnIndex.optional(),
+  prospect_last_name: columnIndex.optional(),
   company_name: columnIndex.optional(),
   social_url: columnIndex.optional(),
   company_social_url: columnIndex.optional(),

@@ -129,13 +129,16 @@ describe('guessing the columns from header words', () => {
     expect(guessColumnMapping(headers)).toEqual(expected);
   });
 
-  it('reads a first-name column next to "Nom" as first name and surname, so no full-name column is guessed', () => {
-    expect(guessColumnMapping(['Prénom', 'Nom', 'E-mail', 'Entreprise'])).toEqual({ email: 2, company_name: 3 });
+  it('joins a first-name column and a surname column ("Nom" next to "Prénom") into the name', () => {
+    expect(guessColumnMapping(['Prénom', 'Nom', 'E-mail', 'Entreprise'])).toEqual({ prospect_name: 0, prospect_last_name: 1, email: 2, company_name: 3 });
+    expect(guessColumnMapping(['Vorname', 'Nachname', 'E-Mail'])).toEqual({ prospect_name: 0, prospect_last_name: 1, email: 2 });
+    expect(guessColumnMapping(['Nombre', 'Apellidos', 'Correo'])).toEqual({ prospect_name: 0, prospect_last_name: 1, email: 2 });
+    expect(guessColumnMapping(['Full name', 'Last name', 'Email'])).toEqual({ prospect_name: 0, email: 2 });
   });
 
   it("reads a prospecting tool's export (first and last name apart, e-mail status, website)", () => {
     const headers = ['First Name', 'Last Name', 'Title', 'Company', 'Company Name for Emails', 'Email', 'Email Status', 'Person Linkedin Url', 'Website', 'Company Linkedin Url'];
-    expect(guessColumnMapping(headers)).toEqual({ company_name: 3, email: 5, social_url: 7, company_social_url: 9 });
+    expect(guessColumnMapping(headers)).toEqual({ prospect_name: 0, prospect_last_name: 1, company_name: 3, email: 5, social_url: 7, company_social_url: 9 });
   });
 
   it('finds the addresses and profile links by their values when no header names them', () => {

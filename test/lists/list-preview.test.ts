@@ -99,6 +99,15 @@ describe('the preview of a list', () => {
     ]);
   });
 
+  it('joins first and last name into one name hint', () => {
+    const parsedList = list('First Name,Last Name,Email\nAna,López,ana@acme.es\n,Kim,kim@acme.es\n');
+    const preview = buildListPreview(parsedList, guessColumnMapping(parsedList.headers), { skipFlagged: false, creditsLeft: 5 });
+    expect(preview.rows.map((row) => row.request)).toEqual([
+      { email: 'ana@acme.es', prospect_name: 'Ana López' },
+      { email: 'kim@acme.es', prospect_name: 'Kim' },
+    ]);
+  });
+
   it('turns line breaks inside a hint into spaces and leaves out a hint the API would refuse', () => {
     const parsedList = list(`email,name,company\nana@acme.es,"Ana\nLópez",${'x'.repeat(501)}\n`);
     const preview = buildListPreview(parsedList, { email: 0, prospect_name: 1, company_name: 2 }, { skipFlagged: false, creditsLeft: 5 });
