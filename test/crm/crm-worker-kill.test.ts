@@ -2,13 +2,11 @@
 // CRM queues in one process) SIGKILLed in the middle of a 20-contact sync run.
 // Another worker finishes the run: every contact researched once, charged
 // once, written once and noted once; nothing left in progress.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CRM_SYNC_WORKFLOW_TYPE, crmPropertyName } from '../../domain/crm.ts';
 import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
-import { ROOT } from '../../scripts/lib/local-services.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { crmTaskQueue } from '../../services/crm-schedules.ts';
 import { saveCrmSettings } from '../../services/crm-settings.ts';
@@ -16,6 +14,7 @@ import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { creditsOf } from '../helpers/lists.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { startWorkerProcess } from '../helpers/worker-process.ts';
 
 let stack: TestStack;
 let crm: CrmFixture;
@@ -35,22 +34,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function startWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')], {
-    env: {
-      ...process.env,
-      ...crm.env,
-      DATABASE_URL: stack.config.databaseUrl,
-      TEMPORAL_ADDRESS: stack.config.temporal.address,
-      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-      PROVIDER_SANDBOX_URL: stack.providerWorld.url,
-      AI_SANDBOX_URL: stack.model.url,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-}
-
 it('a worker SIGKILLed mid-way through a 20-contact run: each contact researched, charged, written and noted once', async () => {
   const accountId = await stack.createAccount('growth');
   await stack.createKey(accountId);
@@ -63,7 +46,7 @@ it('a worker SIGKILLed mid-way through a 20-contact run: each contact researched
 
   // Slow providers keep contacts in flight long enough to kill the worker among them.
   stack.providerWorld.setLatency({ '*': { meanMs: 400 } });
-  workerProcess = startWorkerProcess();
+  workerProcess = startWorkerProcess(stack, crm.env);
   const runId = `crm-run-${productId}-kill`;
   const handle = await stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
     workflowId: runId,

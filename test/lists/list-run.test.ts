@@ -2,17 +2,17 @@
 // a 50-row list through a worker SIGKILLed mid-run, the rows in flight
 // bounded, the downloads read back; a Cancel; credits running out mid-list.
 // Nothing is lost and nothing charged twice.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIST_ITEMS_IN_FLIGHT } from '../../domain/research-fanout.ts';
-import { ROOT } from '../../scripts/lib/local-services.ts';
 import { recordFanoutJob } from '../../services/research-fanout.ts';
 import { creditsOf, listCustomer, uploadCsv, waitForListEnd, type ListCustomer } from '../helpers/lists.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { startWorkerProcess } from '../helpers/worker-process.ts';
 
 let stack: TestStack;
 let mail: TestMailSandbox;
@@ -29,22 +29,6 @@ afterAll(async () => {
   await stack?.stop();
   await mail?.close();
 });
-
-/** The real worker (worker/main.ts) as its own process, so that it can be killed outright. */
-function startWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.config.databaseUrl,
-      TEMPORAL_ADDRESS: stack.config.temporal.address,
-      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-      PROVIDER_SANDBOX_URL: stack.providerWorld.url,
-      AI_SANDBOX_URL: stack.model.url,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-}
 
 const people = (count: number, offset = 0) => stack.providerWorld.world.samplePeople({}, offset + count).slice(offset);
 
@@ -88,7 +72,7 @@ describe('a 50-row list', () => {
 
     // Slow providers keep rows in flight long enough to kill the worker among them.
     stack.providerWorld.setLatency({ '*': { meanMs: 300 } });
-    workerProcess = startWorkerProcess();
+    workerProcess = startWorkerProcess(stack);
     const start = await owner.client.post(`/app/api/lists/${listId}/start`, { expectedRows: 50 });
     expect(start.status).toBe(202);
     const inFlight = sampleInFlight(listId);

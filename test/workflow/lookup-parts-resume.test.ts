@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ROOT } from '../../scripts/lib/local-services.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { startWorkerProcess } from '../helpers/worker-process.ts';
 
 // Issue 21: every enrichment part runs inside one `lookupParts` activity. A
 // worker killed in the middle of it loses nothing it cannot redo: the next
@@ -21,21 +20,6 @@ afterAll(async () => {
   worker?.kill('SIGKILL');
   await stack?.stop();
 });
-
-function startWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.config.databaseUrl,
-      TEMPORAL_ADDRESS: stack.config.temporal.address,
-      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-      PROVIDER_SANDBOX_URL: stack.providerWorld.url,
-      AI_SANDBOX_URL: stack.model.url,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,7 +41,7 @@ it('a worker killed mid-lookupParts: the next attempt keeps the person found bef
   // The person's providers answer at once, every other part slowly: the kill lands after the person was reported.
   stack.providerWorld.setLatency({ '*': { meanMs: 3_000 }, 'pdl.person': { meanMs: 50 }, 'apollo.people_match': { meanMs: 50 } });
   const person = samplePerson(stack, { knownTo: 'both', companyKnownTo: 'both' }, 11);
-  worker = startWorkerProcess();
+  worker = startWorkerProcess(stack);
   stack.providerWorld.resetCalls();
   const accepted = await stack.api.research(key, { email: person.email });
   expect(accepted.status).toBe(202);

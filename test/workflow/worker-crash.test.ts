@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ROOT } from '../../scripts/lib/local-services.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { startWorkerProcess } from '../helpers/worker-process.ts';
 
 let stack: TestStack;
 let worker: ChildProcess | null = null;
@@ -18,21 +17,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function startWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.config.databaseUrl,
-      TEMPORAL_ADDRESS: stack.config.temporal.address,
-      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-      PROVIDER_SANDBOX_URL: stack.providerWorld.url,
-      AI_SANDBOX_URL: stack.model.url,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-}
-
 async function jobStatus(researchId: string): Promise<string> {
   const [row] = await stack.orm.em.fork().getConnection().execute('select status from research_job where id = ?', [researchId]);
   return row.status;
@@ -40,7 +24,7 @@ async function jobStatus(researchId: string): Promise<string> {
 
 it('a worker killed (SIGKILL) mid-job: another worker finishes the job, with exactly one credit used', async () => {
   const { accountId, key } = await stack.createCustomer('growth');
-  worker = startWorkerProcess();
+  worker = startWorkerProcess(stack);
   const accepted = await stack.api.research(key, { email: samplePerson(stack, { knownTo: 'both' }).email });
   const researchId = accepted.body.research_id;
 
