@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { escapeHtml, parseJson, readBody, sendHtml, sendJson, sendText } from '../plain-http.ts';
 
 export interface ChatMessage {
   id: number;
@@ -69,7 +70,7 @@ export async function startChatSandbox(options: { port?: number; host?: string }
       return sendJson(res, 200, { deleted: true });
     }
     if (req.method === 'POST' && path === '/__admin/hooks') {
-      const parsed = ZHookAnswer.safeParse(parseJson(await readBody(req)));
+      const parsed = ZHookAnswer.safeParse(parseJson(await readBody(req, MAX_BODY_BYTES)));
       if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
       if (parsed.data.error) answers.set(parsed.data.hook, { error: parsed.data.error, times: parsed.data.times ?? null });
       else answers.delete(parsed.data.hook);
@@ -81,7 +82,7 @@ export async function startChatSandbox(options: { port?: number; host?: string }
         if (answer.times !== null && --answer.times <= 0) answers.delete(path);
         return sendText(res, SLACK_ERRORS[answer.error], answer.error);
       }
-      const body = parseJson(await readBody(req));
+      const body = parseJson(await readBody(req, MAX_BODY_BYTES));
       if (body === undefined || typeof body !== 'object' || body === null) return sendText(res, 400, 'invalid_payload');
       const { text, blocks } = body as { text?: unknown; blocks?: unknown };
       if ((text === undefined || text === '') && !Array.isArray(blocks)) return sendText(res, 400, 'no_text');
@@ -110,46 +111,15 @@ export async function startChatSandbox(options: { port?: number; host?: string }
   };
 }
 
-const escape = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 function page(messages: ChatMessage[]): string {
   const items = messages
     .slice()
     .reverse()
-    .map((message) => `<li><p><strong>${escape(message.hook)}</strong> at ${escape(message.at)}</p><pre style="white-space:pre-wrap">${escape(message.text)}</pre>
-<details><summary>Blocks</summary><pre style="white-space:pre-wrap">${escape(JSON.stringify(message.blocks, null, 2))}</pre></details></li>`)
+    .map((message) => `<li><p><strong>${escapeHtml(message.hook)}</strong> at ${escapeHtml(message.at)}</p><pre style="white-space:pre-wrap">${escapeHtml(message.text)}</pre>
+<details><summary>Blocks</summary><pre style="white-space:pre-wrap">${escapeHtml(JSON.stringify(message.blocks, null, 2))}</pre></details></li>`)
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chat webhook stand-in</title></head>
 <body style="font-family:system-ui,sans-serif;margin:2rem"><main><h1>Chat webhook stand-in</h1>
 <p>Any URL <code>/services/&lt;team&gt;/&lt;bot&gt;/&lt;secret&gt;</code> on this server is a Slack-style incoming webhook. JSON: <a href="/__admin/messages">/__admin/messages</a>.</p>
 ${items ? `<ol>${items}</ol>` : '<p>No messages yet.</p>'}</main></body></html>`;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return '';
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendText(res: ServerResponse, status: number, text: string) {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
-}
-function sendJson(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
-}
-function sendHtml(res: ServerResponse, html: string) {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
 }

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { escapeHtml, parseJson, readBody, sendHtml, sendJson } from '../plain-http.ts';
 
 export interface ReceivedWebhook {
   id: number;
@@ -94,7 +95,7 @@ export async function startWebhookReceiver(options: { port?: number; host?: stri
     }
     if (req.method === 'POST' && path === '/__admin/secrets') {
       const isForm = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-      const raw = await readBody(req);
+      const raw = await readBody(req, MAX_BODY_BYTES);
       const parsed = ZSecret.safeParse(isForm ? Object.fromEntries(new URLSearchParams(raw)) : parseJson(raw));
       if (!parsed.success) return sendJson(res, 400, { error: 'expected a secret starting with whsec_' });
       secrets.add(parsed.data.secret.trim());
@@ -102,14 +103,14 @@ export async function startWebhookReceiver(options: { port?: number; host?: stri
       return sendJson(res, 200, { secrets: secrets.size });
     }
     if (req.method === 'POST' && path === '/__admin/answers') {
-      const parsed = ZAnswer.safeParse(parseJson(await readBody(req)));
+      const parsed = ZAnswer.safeParse(parseJson(await readBody(req, MAX_BODY_BYTES)));
       if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
       if (parsed.data.status === undefined && parsed.data.delayMs === undefined) answers.delete(parsed.data.hook);
       else answers.set(parsed.data.hook, { ...parsed.data, times: parsed.data.times ?? null });
       return sendJson(res, 200, parsed.data);
     }
     if (req.method === 'POST' && path.startsWith('/hooks/')) {
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_BODY_BYTES);
       const verdict = verify(body, req);
       const answer = answers.get(path);
       if (answer && answer.times !== null && --answer.times <= 0) answers.delete(path);
@@ -150,7 +151,6 @@ export async function startWebhookReceiver(options: { port?: number; host?: stri
 }
 
 const header = (req: IncomingMessage, name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : null);
-const escape = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function pretty(body: string): string {
   const parsed = parseJson(body);
@@ -165,9 +165,9 @@ function page(received: ReceivedWebhook[], secretCount: number): string {
     .reverse()
     .map((each) => {
       const type = (parseJson(each.body) as { type?: string } | undefined)?.type ?? '(not JSON)';
-      return `<li><p><strong>${escape(type)}</strong> to ${escape(each.hook)} at ${escape(each.at)}: ${escape(verdict(each))}; answered ${each.answeredStatus}</p>
-<p>webhook-id <code>${escape(each.webhookId ?? '')}</code>, webhook-timestamp <code>${escape(each.webhookTimestamp ?? '')}</code></p>
-<details><summary>Body</summary><pre style="white-space:pre-wrap">${escape(pretty(each.body))}</pre></details></li>`;
+      return `<li><p><strong>${escapeHtml(type)}</strong> to ${escapeHtml(each.hook)} at ${escapeHtml(each.at)}: ${escapeHtml(verdict(each))}; answered ${each.answeredStatus}</p>
+<p>webhook-id <code>${escapeHtml(each.webhookId ?? '')}</code>, webhook-timestamp <code>${escapeHtml(each.webhookTimestamp ?? '')}</code></p>
+<details><summary>Body</summary><pre style="white-space:pre-wrap">${escapeHtml(pretty(each.body))}</pre></details></li>`;
     })
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Webhook receiver stand-in</title></head>
@@ -176,30 +176,4 @@ function page(received: ReceivedWebhook[], secretCount: number): string {
 <form method="post" action="/__admin/secrets"><label for="secret">Signing secret (whsec_…)</label> <input id="secret" name="secret" size="50" autocomplete="off"> <button type="submit">Verify with this secret</button></form>
 <p>${secretCount} secret(s) registered.</p>
 ${items ? `<ol>${items}</ol>` : '<p>Nothing received yet.</p>'}</main></body></html>`;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return '';
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
-}
-function sendHtml(res: ServerResponse, html: string) {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
 }
