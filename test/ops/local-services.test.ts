@@ -73,9 +73,19 @@ describe('a service already on a port', () => {
     const services = await startLocalServices({
       dataDir: process.env.TEST_WORK_DIR!,
       ports: { postgres: port, temporal: 0, temporalUi: null },
-      env: { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, PROVIDER_SANDBOX_URL: 'http://x.invalid', AI_SANDBOX_URL: 'http://x.invalid/v1' },
+      // Every outside system configured, so that no sandbox is started: this call is never stopped (below).
+      env: {
+        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+        PROVIDER_SANDBOX_URL: 'http://x.invalid',
+        AI_SANDBOX_URL: 'http://x.invalid/v1',
+        SMTP_HOST: 'x.invalid',
+        HUBSPOT_API_BASE: 'http://x.invalid',
+        CRM_CHAT_SANDBOX_URL: 'http://x.invalid',
+        NODE_ENV: 'production',
+      },
       log: quiet,
     });
+    expect(services.sandboxUrls).toEqual({});
     expect(services.env.DATABASE_URL).toContain(`:${port}/prospect`);
     // Not services.stop(): a reused server is stopped with the rest (a Ctrl-C of
     // `npm run dev` ends what a killed run left), and this one is the test run's.
