@@ -1,6 +1,7 @@
 // The few HTTP helpers the stand-ins written on node:http share (the chat
 // hooks and the webhook receiver): a bounded body, lenient JSON, replies.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** The request's body as text; empty when it is larger than `maxBytes` (the caller then answers 400 as for any bad body). */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
@@ -38,3 +39,20 @@ export function sendHtml(res: ServerResponse, html: string): void {
 /** Text made safe inside HTML. */
 export const escapeHtml = (value: string): string =>
   value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Starts `http` on `port` (0: a free one) and says where it listens; `close` ends open connections too. */
+export async function listen(http: Server, port = 0, host = '127.0.0.1'): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, resolve);
+  });
+  const bound = (http.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${bound}`,
+    port: bound,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

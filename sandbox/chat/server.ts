@@ -6,9 +6,8 @@
 // 404 channel_not_found / no_service, 410 channel_is_archived, 500 rollup_error).
 // Any path /services/<T>/<B>/<secret> is a hook; POST /__admin/hooks sets what one answers.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { escapeHtml, parseJson, readBody, sendHtml, sendJson, sendText } from '../plain-http.ts';
+import { escapeHtml, listen, parseJson, readBody, sendHtml, sendJson, sendText } from '../plain-http.ts';
 
 export interface ChatMessage {
   id: number;
@@ -95,19 +94,12 @@ export async function startChatSandbox(options: { port?: number; host?: string }
     sendJson(res, 404, { error: `no such route: ${req.method} ${path}` });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
-  });
-  const port = (http.address() as AddressInfo).port;
+  const listening = await listen(http, options.port, options.host);
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
-    port,
+    url: listening.url,
+    port: listening.port,
     messages: (hook) => (hook ? messages.filter((message) => message.hook === hook) : messages),
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
+    close: listening.close,
   };
 }
 

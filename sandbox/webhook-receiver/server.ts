@@ -8,10 +8,9 @@
 // WEBHOOK_RECEIVER_SECRETS (comma-separated), the page's form or POST /__admin/secrets.
 // POST /__admin/answers makes a hook answer a status (and/or slowly) for tests and demos.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
-import { escapeHtml, parseJson, readBody, sendHtml, sendJson } from '../plain-http.ts';
+import { escapeHtml, listen, parseJson, readBody, sendHtml, sendJson } from '../plain-http.ts';
 
 export interface ReceivedWebhook {
   id: number;
@@ -133,20 +132,13 @@ export async function startWebhookReceiver(options: { port?: number; host?: stri
     sendJson(res, 404, { error: `no such route: ${req.method} ${path}` });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
-  });
-  const port = (http.address() as AddressInfo).port;
+  const listening = await listen(http, options.port, options.host);
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
-    port,
+    url: listening.url,
+    port: listening.port,
     received: (hook) => (hook ? received.filter((each) => each.hook === hook) : received),
     addSecret: (secret) => void secrets.add(secret),
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
+    close: listening.close,
   };
 }
 
