@@ -8,7 +8,7 @@ import { scheduleDowngrade, startCheckout } from '../../services/billing.ts';
 import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
 import { saveCrmSettings } from '../../services/crm-settings.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from '../billing/billing-stack.ts';
-import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { crmTestSettings, startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 
 let b: BillingStack;
 let crm: CrmFixture;
@@ -39,10 +39,7 @@ describe('plan changes and the CRM integration', () => {
     await b.stack.createKey(accountId);
     [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
     await crm.connect(em(), accountId);
-    await saveCrmSettings(em(), accountId, productId, {
-      cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 5,
-      chatWebhookUrl: null, digestEnabled: true, digestEmail: null, active: true,
-    }, new Date());
+    await saveCrmSettings(em(), accountId, productId, crmTestSettings(), new Date());
     await reconcileCrmSchedule(b.stack.temporal, em(), productId, b.stack.config.temporal.taskQueue);
     expect((await b.stack.temporal.schedule.getHandle(crmScheduleId(productId)).describe()).state.paused).toBe(false);
 

@@ -6,14 +6,13 @@
 // and noted once, and nothing stays in_progress after the run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailOutboxActivities } from '../../activities/mail-outbox.ts';
-import { CRM_SYNC_WORKFLOW_TYPE, crmPropertyName } from '../../domain/crm.ts';
+import { crmPropertyName } from '../../domain/crm.ts';
 import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
 import { createMailer } from '../../integrations/mail/mailer.ts';
 import { freePort } from '../../lib/free-port.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { crmTaskQueue } from '../../services/crm-schedules.ts';
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
-import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { connectedIntegration, crmTestSettings, startCrmFixture, startCrmRun, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -26,27 +25,9 @@ const em = () => stack.orm.em.fork();
 const hook = (name: string) => `/services/T2/B2/${name}`;
 let runs = 0;
 
-const settings = (overrides: Partial<CrmSettingsInput> = {}): CrmSettingsInput => ({
-  cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 3,
-  chatWebhookUrl: null, digestEnabled: true, digestEmail: null, active: true, ...overrides,
-});
+const integration = (overrides: Partial<CrmSettingsInput> = {}) => connectedIntegration(stack, crm, overrides);
 
-async function integration(overrides: Partial<CrmSettingsInput> = {}): Promise<{ accountId: number; productId: number }> {
-  const accountId = await stack.createAccount('growth');
-  await stack.createKey(accountId);
-  const [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
-  await crm.connect(em(), accountId);
-  await saveCrmSettings(em(), accountId, productId, settings(overrides), new Date());
-  return { accountId, productId };
-}
-
-async function start(productId: number) {
-  return stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
-    workflowId: `crm-run-${productId}-faults-${runs++}`,
-    taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
-    args: [{ productId, trigger: 'manual' }],
-  });
-}
+const start = (productId: number) => startCrmRun(stack, productId, `crm-run-${productId}-faults-${runs++}`);
 const run = async (productId: number) => (await (await start(productId)).result()) as CrmSyncResult;
 
 /** Until the run has read its settings (its row is written right after, in the same step). */
@@ -107,7 +88,7 @@ describe('a CRM sync run when things go wrong', () => {
     const { accountId, productId } = await integration({ researchLimit: 3 });
     const handle = await start(productId);
     await runStarted(handle.workflowId);
-    await saveCrmSettings(em(), accountId, productId, settings({ researchLimit: 1 }), new Date());
+    await saveCrmSettings(em(), accountId, productId, crmTestSettings({ researchLimit: 1 }), new Date());
     const first = (await handle.result()) as CrmSyncResult;
     expect(first.counts.researched + first.counts.failed).toBe(3);
     const second = await run(productId);

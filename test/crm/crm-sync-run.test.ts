@@ -4,12 +4,12 @@
 // credits and counts; a second run; limits and filters; credits running out;
 // a token revoked; pause and resume.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRM_SYNC_WORKFLOW_TYPE, crmPropertyName } from '../../domain/crm.ts';
+import { crmPropertyName } from '../../domain/crm.ts';
 import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { crmTaskQueue, crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
+import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
-import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { connectedIntegration, crmTestSettings, startCrmFixture, startCrmRun, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -20,28 +20,10 @@ const em = () => stack.orm.em.fork();
 const hook = (name: string) => `/services/T1/B1/${name}`;
 let runs = 0;
 
-const settings = (overrides: Partial<CrmSettingsInput> = {}): CrmSettingsInput => ({
-  cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 5,
-  chatWebhookUrl: null, digestEnabled: true, digestEmail: null, active: true, ...overrides,
-});
-
-/** A Growth account with a product, connected to the stand-in's portal, with these settings. */
-async function integration(overrides: Partial<CrmSettingsInput> = {}): Promise<{ accountId: number; productId: number }> {
-  const accountId = await stack.createAccount('growth');
-  await stack.createKey(accountId);
-  const [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
-  await crm.connect(em(), accountId);
-  await saveCrmSettings(em(), accountId, productId, settings(overrides), new Date());
-  return { accountId, productId };
-}
+const integration = (overrides: Partial<CrmSettingsInput> = {}) => connectedIntegration(stack, crm, overrides);
 
 async function run(productId: number): Promise<CrmSyncResult> {
-  const handle = await stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
-    workflowId: `crm-run-${productId}-test-${runs++}`,
-    taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
-    args: [{ productId, trigger: 'manual' }],
-  });
-  return handle.result() as Promise<CrmSyncResult>;
+  return (await startCrmRun(stack, productId, `crm-run-${productId}-test-${runs++}`)).result() as Promise<CrmSyncResult>;
 }
 
 const notesOf = (contactId: string) => [...crm.hubspot.portal().notes.values()].filter((note) => note.contactIds.includes(contactId));
@@ -124,7 +106,7 @@ describe('a CRM sync run', () => {
     await reconcileCrmSchedule(stack.temporal, em(), productId, stack.config.temporal.taskQueue);
     expect((await stack.temporal.schedule.getHandle(crmScheduleId(productId)).describe()).state.paused).toBe(true);
     expect((await run(productId)).status).toBe('not_run');
-    await saveCrmSettings(em(), (await em().execute('select account_id from crm_integration where product_id = ?', [productId]))[0].account_id, productId, settings({ researchLimit: 1 }), new Date());
+    await saveCrmSettings(em(), (await em().execute('select account_id from crm_integration where product_id = ?', [productId]))[0].account_id, productId, crmTestSettings({ researchLimit: 1 }), new Date());
     await reconcileCrmSchedule(stack.temporal, em(), productId, stack.config.temporal.taskQueue);
     expect((await stack.temporal.schedule.getHandle(crmScheduleId(productId)).describe()).state.paused).toBe(false);
     expect((await run(productId)).status).toBe('completed');

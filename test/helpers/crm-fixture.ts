@@ -2,6 +2,7 @@
 // (with a product) connected to the stand-in through the real OAuth flow,
 // and the sync's dependencies built as the worker builds them.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm.ts';
 import { loadHubSpotConfig, type HubSpotConfig } from '../../integrations/hubspot/config.ts';
 import { createHubSpotOAuth, type HubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
 import { createPortalThrottle } from '../../integrations/hubspot/throttle.ts';
@@ -10,6 +11,9 @@ import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type Hub
 import type { World } from '../../sandbox/provider-world/world.ts';
 import { createCrmTokens, saveConnection, type CrmTokens } from '../../services/crm-connections.ts';
 import type { CrmSyncDeps } from '../../services/crm-sync.ts';
+import { crmTaskQueue } from '../../services/crm-schedules.ts';
+import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
+import type { TestStack } from './test-stack.ts';
 
 export interface CrmFixture {
   hubspot: HubSpotSandbox;
@@ -58,4 +62,34 @@ export async function startCrmFixture(options: { world: World; em: () => EntityM
       await Promise.all([hubspot.close(), chat.close()]);
     },
   };
+}
+
+/** The settings a test integration starts from: daily at 08:00 UTC, score ≥ 70, free-mail and role addresses skipped, 5 contacts a run. */
+export const crmTestSettings = (overrides: Partial<CrmSettingsInput> = {}): CrmSettingsInput => ({
+  cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 5,
+  chatWebhookUrl: null, digestEnabled: true, digestEmail: null, active: true, ...overrides,
+});
+
+/** A Growth account with a product, connected to the stand-in's portal, with `crmTestSettings(overrides)`. */
+export async function connectedIntegration(
+  stack: TestStack,
+  crm: CrmFixture,
+  overrides: Partial<CrmSettingsInput> = {},
+): Promise<{ accountId: number; productId: number }> {
+  const em = stack.orm.em.fork();
+  const accountId = await stack.createAccount('growth');
+  await stack.createKey(accountId);
+  const [{ id: productId }] = await em.execute('select id from product_context where account_id = ?', [accountId]);
+  await crm.connect(em, accountId);
+  await saveCrmSettings(em, accountId, productId, crmTestSettings(overrides), new Date());
+  return { accountId, productId };
+}
+
+/** Starts a sync run of the product on the CRM task queue, as Run now does. */
+export function startCrmRun(stack: TestStack, productId: number, workflowId: string) {
+  return stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
+    workflowId,
+    taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
+    args: [{ productId, trigger: 'manual' }],
+  });
 }
