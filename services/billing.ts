@@ -6,7 +6,7 @@ import { AppError } from '../domain/errors.ts';
 import type { BillingOverview, PlanOption, UpgradeOffer } from '../domain/dashboard-replies.ts';
 import { PLAN_NAMES, PLANS, planRank, type PlanName } from '../domain/plans.ts';
 import type { PaidPlanName } from '../integrations/stripe/config.ts';
-import { isResourceMissing, type StripeBilling, type SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
+import type { StripeBilling, SubscriptionState } from '../integrations/stripe/stripe-billing.ts';
 import { upgradeCredits } from './accounts.ts';
 import { lockAccount } from './credits.ts';
 
@@ -33,7 +33,7 @@ const paidPlan = (plan: PlanName): PaidPlanName => {
 export async function billingOverview(em: EntityManager, billing: Billing, accountId: number, now = new Date()): Promise<BillingOverview> {
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   const cycle = billingCycleAt(account.billingAnchor, account.cycleStart);
-  const subscription = billing && account.stripeSubscriptionId ? await knownSubscription(billing, account.stripeSubscriptionId) : null;
+  const subscription = billing && account.stripeSubscriptionId ? await billing.findSubscription(account.stripeSubscriptionId) : null;
   // Stripe lost it (test data deleted, another Stripe account): no plan change can be offered until support sorts it out.
   const isSubscriptionMissing = billing !== null && account.stripeSubscriptionId !== null && subscription === null;
   const plans: PlanOption[] = await Promise.all(
@@ -183,7 +183,7 @@ export async function cancelSubscriptionNow(em: EntityManager, billing: Billing,
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   if (!account.stripeSubscriptionId) return;
   const stripe = requireBilling(billing);
-  const subscription = await knownSubscription(stripe, account.stripeSubscriptionId);
+  const subscription = await stripe.findSubscription(account.stripeSubscriptionId);
   // One Stripe no longer has takes no payment either.
   if (!subscription || subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return;
   await stripe.cancelNow(subscription.id);
@@ -211,22 +211,13 @@ async function linkNewCustomer(em: EntityManager, stripe: StripeBilling, account
 async function subscribed(em: EntityManager, stripe: StripeBilling, accountId: number): Promise<{ account: IAccount; subscription: SubscriptionState }> {
   const account = await em.findOneOrFail(Account, accountId, { refresh: true });
   if (!account.stripeSubscriptionId) throw new AppError('plan_change_not_allowed', 'The account has no paid subscription: upgrade through Checkout.');
-  const subscription = await knownSubscription(stripe, account.stripeSubscriptionId);
+  const subscription = await stripe.findSubscription(account.stripeSubscriptionId);
   if (!subscription) throw new AppError('plan_change_not_allowed', SUBSCRIPTION_MISSING);
   return { account, subscription };
 }
 
 const SUBSCRIPTION_MISSING = "Stripe no longer has this account's subscription, so its plan cannot be changed here. Contact support.";
 
-/** The subscription as Stripe has it, or null when Stripe answers "No such subscription". */
-async function knownSubscription(stripe: StripeBilling, subscriptionId: string): Promise<SubscriptionState | null> {
-  try {
-    return await stripe.retrieveSubscription(subscriptionId);
-  } catch (error) {
-    if (isResourceMissing(error)) return null;
-    throw error;
-  }
-}
 
 /** The pending change as the page should show it now; the webhook that follows writes the same from Stripe's state. */
 async function setPendingPlan(em: EntityManager, accountId: number, plan: PlanName | null): Promise<BillingOverview['pendingChange']> {

@@ -160,6 +160,16 @@ export class StripeBilling {
     return this.toState(await this.stripe.subscriptions.retrieve(id, { expand: ['schedule'] }));
   }
 
+  /** The subscription, or null when Stripe answers "No such subscription" (it no longer has it). */
+  async findSubscription(id: string): Promise<SubscriptionState | null> {
+    try {
+      return await this.retrieveSubscription(id);
+    } catch (error) {
+      if (isResourceMissing(error)) return null;
+      throw error;
+    }
+  }
+
   /**
    * The subscription's paid invoices in Stripe's order, oldest first: what
    * Stripe billed, however late or out of order its events arrive.
