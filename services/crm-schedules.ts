@@ -9,7 +9,7 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { CADENCE_DAYS, CRM_SCHEDULE_JITTER_MS, CRM_SYNC_WORKFLOW_TYPE, type Cadence } from '../domain/crm.ts';
 import { PLANS, type PlanName } from '../domain/plans.ts';
-import { ensureSchedule } from '../worker/schedules.ts';
+import { ensureSchedule } from '../lib/temporal-schedules.ts';
 import type { CrmSyncInput } from '../domain/crm-sync-contract.ts';
 
 export const crmScheduleId = (productId: number) => `crm-sync-${productId}`;

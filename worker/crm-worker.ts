@@ -5,7 +5,7 @@ import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createCrm } from '../services/crm.ts';
 import { crmTaskQueue, reconcileAllCrmSchedules } from '../services/crm-schedules.ts';
-import { createMaintenanceWorker } from './schedules.ts';
+import { createMaintenanceWorker } from './maintenance-worker.ts';
 
 /**
  * The CRM sync worker: crmSyncWorkflow and its activities on their own task

@@ -3,7 +3,8 @@ import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker
 import { createMailOutboxActivities, type MailOutboxDeps } from '../activities/mail-outbox.ts';
 import { MAIL_OUTBOX_WORKFLOW_TYPE, mailOutboxWorkflowId, mailTaskQueue } from '../domain/mail-outbox-contract.ts';
 import { MAIL_OUTBOX_SEARCH_ATTRIBUTES } from '../services/mail-outbox.ts';
-import { createMaintenanceWorker, divisionOf, ensureSchedule } from './schedules.ts';
+import { divisionOf, ensureSchedule } from '../lib/temporal-schedules.ts';
+import { createMaintenanceWorker } from './maintenance-worker.ts';
 
 /** The safety net behind the nudges: mail a nudge missed (Temporal unreachable, a crash) goes out within this. */
 const OUTBOX_SCHEDULE_INTERVAL_MS = 60_000;

@@ -1,6 +1,6 @@
 import { ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
 import { PURGE_SCHEDULE_TIME_UTC, PURGE_WORKFLOW_TYPE, type PurgeInput } from '../domain/retention.ts';
-import { ensureSchedule } from './schedules.ts';
+import { ensureSchedule } from '../lib/temporal-schedules.ts';
 
 export const purgeScheduleId = (taskQueue: string) => `purge-${taskQueue}`;
 

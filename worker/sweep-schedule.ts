@@ -3,7 +3,8 @@ import type { Workflow } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createStaleJobActivities, type StaleJobDeps } from '../activities/stale-jobs.ts';
 import { MAINTENANCE_DIVISION, SWEEP_WORKFLOW_TYPE } from '../domain/research-contract.ts';
-import { DIVISION, createMaintenanceWorker, divisionOf, ensureSchedule } from './schedules.ts';
+import { DIVISION, divisionOf, ensureSchedule } from '../lib/temporal-schedules.ts';
+import { createMaintenanceWorker } from './maintenance-worker.ts';
 
 /**
  * The sweeper's own task queue. On the research queue a sweep waited behind

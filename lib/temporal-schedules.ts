@@ -1,6 +1,5 @@
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey, type TypedSearchAttributes } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 
 /** Built into every Temporal server; default list queries leave its values out. */
 export const DIVISION = defineSearchAttributeKey('TemporalNamespaceDivision', SearchAttributeType.KEYWORD);
@@ -30,7 +29,7 @@ export async function ensureSchedule(
     const handle = client.schedule.getHandle(schedule.scheduleId);
     if (isCurrent(await handle.describe())) return;
     // A caller that owns the paused state (a CRM integration's Active/Paused) sends it in the same
-    // update: a separate pause() after update() races and can lose the pause (research/dashboard.md §7).
+    // update: a separate pause() after update() races and can lose the pause (docs/architecture.md).
     await handle.update((previous) => ({
       ...previous,
       spec: schedule.spec,
@@ -38,30 +37,4 @@ export async function ensureSchedule(
       ...(schedule.state ? { state: { ...previous.state, paused: schedule.state.paused ?? previous.state.paused, note: schedule.state.note } } : {}),
     }));
   }
-}
-
-/**
- * A small worker of its own for one maintenance task queue, beside the
- * research worker on the same connection, so that research backlog never
- * delays it (and it never takes a research worker's slots).
- */
-export function createMaintenanceWorker(options: {
-  connection: NativeConnection;
-  namespace: string;
-  taskQueue: string;
-  workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
-  activities: object;
-  concurrency: number;
-}): Promise<Worker> {
-  return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    workflowBundle: options.workflowBundle,
-    activities: options.activities,
-    maxConcurrentWorkflowTaskExecutions: options.concurrency,
-    maxConcurrentActivityTaskExecutions: options.concurrency,
-    maxCachedWorkflows: 10,
-    shutdownGraceTime: '10 seconds',
-  });
 }
