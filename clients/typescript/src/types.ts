@@ -1,19 +1,25 @@
-import type { operations } from './generated/openapi.ts';
+import type { components, operations } from './generated/openapi.ts';
 
-type StartResearch = operations['startResearch'];
-type GetResearchStatus = operations['getResearchStatus'];
+type Schemas = components['schemas'];
 
 /** The body of `POST /research`. */
-export type ResearchRequest = StartResearch['requestBody']['content']['application/json'];
+export type ResearchRequest = operations['startResearch']['requestBody']['content']['application/json'];
 /** The 202 reply of `POST /research`. */
-export type Accepted = StartResearch['responses'][202]['content']['application/json'];
+export type Accepted = Schemas['Accepted'];
 /** Any reply of `GET /research-status/{id}`. */
-export type StatusReply = GetResearchStatus['responses'][200]['content']['application/json'];
-export type CompletedReply = Extract<StatusReply, { status: 'completed' }>;
-export type FailedReply = Extract<StatusReply, { status: 'failed' }>;
-export type RunningReply = Extract<StatusReply, { status: 'queued' | 'processing' }>;
+export type StatusReply = Schemas['StatusReply'];
+export type RunningReply = Schemas['RunningReply'];
+export type CompletedReply = Schemas['CompletedReply'];
+export type FailedReply = Schemas['FailedReply'];
+/** A completed reply's `data`: `prospect` and `company` are null when not found (spec §2.5). */
+export type ResearchData = Schemas['ResearchData'];
+export type Prospect = Schemas['Prospect'];
+export type Company = Schemas['Company'];
+export type DecisionMaker = Schemas['DecisionMaker'];
+/** A completed reply's `_meta`: provenance, informational only. */
+export type ReplyMeta = Schemas['ReplyMeta'];
 /** Every error body: `{ error, message?, used?, limit? }`. */
-export type ErrorBody = StartResearch['responses'][400]['content']['application/json'];
+export type ErrorBody = Schemas['ErrorBody'];
 
 /** The error codes of the spec (§7.3) and of its compatible extensions. */
 export type ErrorCode =

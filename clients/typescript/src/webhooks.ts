@@ -1,12 +1,13 @@
-import type { operations } from './generated/openapi.ts';
+import type { components } from './generated/openapi.ts';
 
-type WebhookBody<Operation extends 'researchCompletedWebhook' | 'researchFailedWebhook'> = operations[Operation]['requestBody']['content']['application/json'];
-
-/** What a completion webhook carries (the `webhooks` of /openapi.json): `data` is the job's status reply. "Send test event" sends `webhook.test`. */
-export type WebhookEvent =
-  | WebhookBody<'researchCompletedWebhook'>
-  | WebhookBody<'researchFailedWebhook'>
-  | { type: 'webhook.test'; timestamp: string; data: { message: string } };
+/** `research.completed`: `data` is the job's completed status reply (the `webhooks` of /openapi.json). */
+export type ResearchCompletedEvent = components['schemas']['ResearchCompletedEvent'];
+/** `research.failed`: `data` is the job's failed status reply. */
+export type ResearchFailedEvent = components['schemas']['ResearchFailedEvent'];
+/** `webhook.test`: sent by "Send test event" on the Webhooks page. */
+export type WebhookTestEvent = components['schemas']['WebhookTestEvent'];
+/** What a completion webhook carries; narrow on `type`. */
+export type WebhookEvent = ResearchCompletedEvent | ResearchFailedEvent | WebhookTestEvent;
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {
