@@ -26,6 +26,21 @@ const ZEnv = z.object({
   WORKER_METRICS_HOST: envVar.text().default('127.0.0.1'),
   /** When set, the API's /metrics answers only `Authorization: Bearer <this>` (its port is public). */
   METRICS_BEARER_TOKEN: envVar.text().optional(),
+  /**
+   * Which worker roles this process runs (worker/roles.ts): `research`, `crm`,
+   * `webhooks`, `housekeeping`, a comma list, or `all` (the default).
+   */
+  WORKER_ROLES: envVar.text().default('all'),
+  /** Slot limits of this process's Workers, over each role's own defaults (one role per process). */
+  WORKER_MAX_CONCURRENT_ACTIVITIES: envVar.int({ min: 1 }).optional(),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: envVar.int({ min: 1 }).optional(),
+  /**
+   * How long a draining process waits after readiness turns false before it
+   * stops taking work, so that a load balancer sees it leave (Kubernetes: a few seconds).
+   */
+  SHUTDOWN_READINESS_DELAY_MS: envVar.int().default(0),
+  /** How long in-flight work may take to finish after SIGTERM before it is cut (activities are then retried elsewhere). */
+  SHUTDOWN_GRACE_MS: envVar.int({ min: 0 }).default(20_000),
 });
 
 export interface Config {
@@ -42,6 +57,15 @@ export interface Config {
   /** Where the worker serves /metrics; null: nowhere. */
   workerMetrics: { port: number; host: string } | null;
   metricsBearerToken: string | null;
+  workerRoles: string;
+  /** Overrides of the roles' own slot limits; unset: each role's default. */
+  workerSlots: WorkerSlots;
+  shutdown: { readinessDelayMs: number; graceMs: number };
+}
+
+export interface WorkerSlots {
+  maxActivities?: number;
+  maxWorkflowTasks?: number;
 }
 
 /** Parses the environment once at start-up; a ConfigError names every bad variable (lib/env.ts). */
@@ -59,5 +83,11 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolMax: e.DB_POOL_MAX,
     workerMetrics: e.WORKER_METRICS_PORT === 'off' ? null : { port: e.WORKER_METRICS_PORT, host: e.WORKER_METRICS_HOST },
     metricsBearerToken: e.METRICS_BEARER_TOKEN ?? null,
+    workerRoles: e.WORKER_ROLES,
+    workerSlots: {
+      ...(e.WORKER_MAX_CONCURRENT_ACTIVITIES ? { maxActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES } : {}),
+      ...(e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS ? { maxWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
+    },
+    shutdown: { readinessDelayMs: e.SHUTDOWN_READINESS_DELAY_MS, graceMs: e.SHUTDOWN_GRACE_MS },
   };
 }

@@ -1,7 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
-import type { Config } from '../lib/config.ts';
+import type { Config, WorkerSlots } from '../lib/config.ts';
+
+/**
+ * In-flight activities get the grace time to finish after SIGTERM, then are
+ * cancelled (and retried on another worker); the force time ends the wait for
+ * them, so a process always exits before its supervisor's own deadline.
+ */
+export function shutdownTimes(config: Pick<Config, 'shutdown'>): Pick<WorkerOptions, 'shutdownGraceTime' | 'shutdownForceTime'> {
+  return { shutdownGraceTime: config.shutdown.graceMs, shutdownForceTime: config.shutdown.graceMs + 5_000 };
+}
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -9,6 +18,9 @@ export interface ResearchWorkerOptions extends ActivityDeps {
   config: Config;
   /** A pre-built bundle (tests build it once per run); else the worker bundles `workflows/`. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The process's connection, shared by its Workers; a new one when omitted (tests). */
+  connection?: NativeConnection;
+  slots?: WorkerSlots;
 }
 
 /**
@@ -16,17 +28,17 @@ export interface ResearchWorkerOptions extends ActivityDeps {
  * the model, so many activities run at once on one process.
  */
 export async function createResearchWorker(options: ResearchWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
-  const connection = await NativeConnection.connect({ address: options.config.temporal.address });
+  const connection = options.connection ?? (await NativeConnection.connect({ address: options.config.temporal.address }));
   const worker = await Worker.create({
     connection,
     namespace: options.config.temporal.namespace,
     taskQueue: options.config.temporal.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(options),
-    maxConcurrentActivityTaskExecutions: 400,
-    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentActivityTaskExecutions: options.slots?.maxActivities ?? 400,
+    maxConcurrentWorkflowTaskExecutions: options.slots?.maxWorkflowTasks ?? 100,
     maxCachedWorkflows: 1000,
-    shutdownGraceTime: '10 seconds',
+    ...shutdownTimes(options.config),
   });
   return { worker, connection };
 }

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createCrmActivities, type CrmActivityDeps } from '../activities/crm-sync.ts';
 import type { Orm } from '../db/orm.ts';
+import type { WorkerSlots } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createCrm } from '../services/crm.ts';
 import { crmTaskQueue, reconcileAllCrmSchedules } from '../services/crm-schedules.ts';
@@ -25,6 +26,7 @@ export async function startCrmWorker(options: {
   clock: () => Date;
   logger: Logger;
   retry?: CrmActivityDeps['retry'];
+  slots?: WorkerSlots;
 }): Promise<Worker | null> {
   const crm = createCrm({ orm: options.orm, temporal: options.temporal, env: options.env, publicUrl: options.publicUrl, clock: options.clock, researchTaskQueue: options.researchTaskQueue, logger: options.logger });
   if (!crm) return null;
@@ -38,6 +40,6 @@ export async function startCrmWorker(options: {
     activities: createCrmActivities({
       orm: options.orm, clock: options.clock, hubspot: crm.config, tokens: crm.tokens, throttle: crm.throttle, publicUrl: options.publicUrl, temporal: options.temporal, retry: options.retry,
     }),
-    concurrency: 20,
+    concurrency: options.slots?.maxActivities ?? 20,
   });
 }

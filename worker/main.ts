@@ -1,34 +1,35 @@
-import { Runtime, bundleWorkflowCode, type Worker } from '@temporalio/worker';
+// A worker process: `node worker/main.ts [role,…]` (or WORKER_ROLES) runs one
+// or more of the roles of worker/roles.ts on one Temporal connection, with its
+// own probes and metrics (docs/operations.md#processes).
+import { Runtime, NativeConnection, bundleWorkflowCode, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { createAiConfig, type AiConfig } from '../integrations/ai/index.ts';
 import { createProviderConfig, type ProviderConfig } from '../integrations/providers/config.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
-import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
+import { ConfigError, exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import { freePort } from '../lib/free-port.ts';
 import { createLogger } from '../lib/logger.ts';
-import { WORKFLOWS_PATH, createResearchWorker } from './create-worker.ts';
+import { metricsRegistry } from '../lib/metrics.ts';
+import { WORKFLOWS_PATH } from './create-worker.ts';
 import { buildActivityDeps } from './dependencies.ts';
 import { startWorkerMetricsServer } from './metrics-server.ts';
 import { installTemporalLogging } from './telemetry.ts';
-import { createSweepWorker, ensureSweepSchedule } from './sweep-schedule.ts';
-import { ensurePurgeSchedule } from './purge-schedule.ts';
 import { loadMailConfig, type MailConfig } from '../integrations/mail/config.ts';
-import { createMailer } from '../integrations/mail/mailer.ts';
-import { createMailOutboxWorker, ensureMailOutboxSchedule } from './mail-outbox-schedule.ts';
 import { loadWebhookConfig, type WebhookConfig } from '../integrations/webhooks/config.ts';
-import { startWebhookDispatcher } from '../services/webhook-dispatch.ts';
-import { createWebhookWorker } from './webhook-worker.ts';
-import { startCrmWorker } from './crm-worker.ts';
-import { startListRunRelay } from '../services/list-runs.ts';
-import { startWorkflowStartRelay } from '../services/workflow-start-relay.ts';
+import { parseWorkerRoles, startRole, taskQueuesOf, type StartedRole, type WorkerRole } from './roles.ts';
 
 // Every setting is read before anything connects: a bad value is one line on stderr.
 let config: Config;
+let roles: WorkerRole[];
+let isEveryRole: boolean;
 let outside: { providers: ProviderConfig; ai: AiConfig };
 let mail: MailConfig;
 let webhooks: WebhookConfig;
 try {
   loadDotEnv();
   config = loadConfig();
+  const named = process.argv[2] ?? config.workerRoles;
+  roles = parseWorkerRoles(named);
+  isEveryRole = named.trim() === 'all';
   outside = { providers: createProviderConfig(process.env), ai: createAiConfig(process.env) };
   mail = loadMailConfig();
   webhooks = loadWebhookConfig();
@@ -36,65 +37,71 @@ try {
   exitOnConfigError('worker', error);
 }
 
-const logger = createLogger('worker', config.logLevel);
+const logger = createLogger(`worker:${roles.join('+')}`, config.logLevel);
+metricsRegistry.setDefaultLabels({ role: roles.join('+') });
 // The runtime's exporter listens on loopback only; the worker's own port serves both.
 const runtimeMetricsAddress = config.workerMetrics ? `127.0.0.1:${await freePort()}` : null;
 installTemporalLogging(logger, 'WARN', runtimeMetricsAddress ? { prometheusAddress: runtimeMetricsAddress } : {});
 
-// Ctrl-C may come while the worker is still starting: it then stops once started.
-let isStopping = false;
+// SIGTERM drains: readiness turns false, then (after the readiness delay) every
+// Worker stops polling and its tasks in flight get the grace time to finish.
+// A signal while the process is still starting takes effect once started.
+let isDraining = false;
 const workers: Worker[] = [];
-function stop() {
-  isStopping = true;
-  // A worker already stopping (a second signal) is left alone: shutdown() would throw.
-  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+function drain() {
+  if (isDraining) return; // a second signal: the drain already runs
+  isDraining = true;
+  logger.info({ readinessDelayMs: config.shutdown.readinessDelayMs, graceMs: config.shutdown.graceMs }, 'draining: readiness is false; the Workers stop polling');
+  setTimeout(() => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  }, config.shutdown.readinessDelayMs);
 }
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+process.on('SIGINT', drain);
+process.on('SIGTERM', drain);
 
 const deps = await buildActivityDeps(config, logger, outside);
 // The dashboard's address: usage alerts for credits taken by list and CRM runs link to its Billing page.
 const publicUrl = (process.env.PUBLIC_URL ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
-// Bundled once for both workers.
-const workflowBundle = { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger })).code };
-const { worker, connection } = await createResearchWorker({ config, ...deps, publicUrl, workflowBundle });
-const sweeper = await createSweepWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps });
-await ensureSweepSchedule(deps.temporal, config.temporal.taskQueue, config.researchSweepIntervalMs);
-await ensurePurgeSchedule(deps.temporal, config.temporal.taskQueue);
-const mailer = createMailer(mail);
-const mailSender = await createMailOutboxWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock } });
-await ensureMailOutboxSchedule(deps.temporal, config.temporal.taskQueue);
-const webhookSender = await createWebhookWorker({ connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, deps: { orm: deps.orm, webhooks, clock: deps.clock } });
-// CRM syncs on their own task queue (issue 18); null where no HubSpot app is configured.
-const crmSync = await startCrmWorker({
-  connection, namespace: config.temporal.namespace, researchTaskQueue: config.temporal.taskQueue, workflowBundle, orm: deps.orm, temporal: deps.temporal,
-  env: process.env, publicUrl, clock: deps.clock, logger,
-});
-workers.push(worker, sweeper, mailSender, webhookSender, ...(crmSync ? [crmSync] : []));
+const connection = await NativeConnection.connect({ address: config.temporal.address });
+// Bundled once for every Worker of the process.
+const workflowBundle: NonNullable<WorkerOptions['workflowBundle']> = process.env.WORKFLOW_BUNDLE_PATH
+  ? { codePath: process.env.WORKFLOW_BUNDLE_PATH }
+  : { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger })).code };
+const started: StartedRole[] = [];
+for (const role of [...roles]) {
+  const one = await startRole(role, { config, connection, workflowBundle, deps, mail, webhooks, env: process.env, publicUrl, logger });
+  if (one) {
+    started.push(one);
+    continue;
+  }
+  // Only the crm role has nothing to run, where no CRM app is configured.
+  if (!isEveryRole) exitOnConfigError('worker', new ConfigError(['WORKER_ROLES: the crm role needs a CRM app (HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET)']));
+  roles = roles.filter((each) => each !== role);
+  logger.info({ role }, 'no CRM app is configured: this process runs no crm role');
+}
+const byName = Object.assign({}, ...started.map((role) => role.workers)) as Record<string, Worker>;
+workers.push(...Object.values(byName));
 const running = Promise.all(workers.map((each) => each.run()));
-// Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
-const webhookDispatcher = await startWebhookDispatcher({ orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue: config.temporal.taskQueue, logger });
-// Beside the API's: accepted jobs get their workflow even while no API runs.
-const relay = startWorkflowStartRelay({ ...deps, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, logger });
-// Lists whose run a crashed or cut-off API did not start (issue 20).
-const listRelay = startListRunRelay({ ...deps, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, logger });
 const metricsServer = config.workerMetrics
   ? await startWorkerMetricsServer({
       ...config.workerMetrics,
       runtimeMetricsUrl: runtimeMetricsAddress && `http://${runtimeMetricsAddress}/metrics`,
-      workers: { research: worker, sweeper, mailOutbox: mailSender },
+      workers: byName,
+      isDraining: () => isDraining,
+      roles,
     })
   : null;
-logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address, metrics: metricsServer && `${metricsServer.url}/metrics` }, 'worker running');
-if (isStopping) stop();
+const taskQueues = roles.flatMap((role) => taskQueuesOf(role, config.temporal.taskQueue));
+logger.info({ roles, taskQueues, temporal: config.temporal.address, probes: metricsServer && `${metricsServer.url}/readyz` }, 'worker running');
+if (isDraining) {
+  isDraining = false;
+  drain();
+}
 
 await running;
-await webhookDispatcher.stop();
-await listRelay.stop();
-await relay.stop();
+for (const role of started) await role.stopLoops();
 await metricsServer?.close();
-mailer.close();
 await connection.close();
 await deps.temporal.connection.close();
 await deps.orm.close();
-logger.info('worker stopped');
+logger.info({ roles }, 'worker stopped');

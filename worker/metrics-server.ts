@@ -11,8 +11,11 @@ export interface WorkerMetricsServer {
 
 /**
  * The worker's operations port: `/metrics` (our metrics, then the Temporal
- * runtime's own from its exporter on a loopback port) and `/healthz`, 200
- * while every worker polls its task queue.
+ * runtime's own from its exporter on a loopback port); `/livez`, 200 while the
+ * process answers at all (it touches nothing, so a Temporal or PostgreSQL blip
+ * never gets a worker restarted); `/readyz` (and `/healthz`, its older name),
+ * 200 while every Worker of the process polls its task queue and the process
+ * is not draining: false from the first SIGTERM.
  */
 export async function startWorkerMetricsServer(options: {
   host: string;
@@ -20,6 +23,10 @@ export async function startWorkerMetricsServer(options: {
   /** `http://127.0.0.1:port/metrics` of the runtime's Prometheus exporter. */
   runtimeMetricsUrl: string | null;
   workers: Record<string, Worker>;
+  /** True from the first SIGTERM: readiness turns false before the Workers stop polling. */
+  isDraining?: () => boolean;
+  /** The roles this process runs, shown by the probes. */
+  roles?: readonly string[];
 }): Promise<WorkerMetricsServer> {
   const server: Server = createServer(async (request, response) => {
     try {
@@ -30,11 +37,17 @@ export async function startWorkerMetricsServer(options: {
         response.end(`${ours}\n${runtime}`);
         return;
       }
-      if (request.method === 'GET' && request.url === '/healthz') {
+      if (request.method === 'GET' && request.url === '/livez') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"status":"ok"}');
+        return;
+      }
+      if (request.method === 'GET' && (request.url === '/readyz' || request.url === '/healthz')) {
         const workers = Object.fromEntries(Object.entries(options.workers).map(([name, worker]) => [name, worker.getState()]));
-        const isPolling = Object.values(workers).every((state) => state === 'RUNNING');
-        response.writeHead(isPolling ? 200 : 503, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ status: isPolling ? 'ok' : 'unavailable', workers }));
+        const isDraining = options.isDraining?.() ?? false;
+        const isReady = !isDraining && Object.values(workers).every((state) => state === 'RUNNING');
+        response.writeHead(isReady ? 200 : 503, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ status: isReady ? 'ok' : isDraining ? 'draining' : 'unavailable', roles: options.roles ?? [], workers }));
         return;
       }
       response.writeHead(404, { 'content-type': 'application/json' });

@@ -1,8 +1,9 @@
 import { ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
 import { PURGE_SCHEDULE_TIME_UTC, PURGE_WORKFLOW_TYPE, type PurgeInput } from '../domain/retention.ts';
 import { ensureSchedule } from '../lib/temporal-schedules.ts';
+import { sweepTaskQueue } from './sweep-schedule.ts';
 
-export const purgeScheduleId = (taskQueue: string) => `purge-${taskQueue}`;
+export const purgeScheduleId = (researchTaskQueue: string) => `purge-${researchTaskQueue}`;
 
 const { hour, minute } = PURGE_SCHEDULE_TIME_UTC;
 
@@ -17,11 +18,13 @@ function isDailyAtPurgeTime(description: ScheduleDescription): boolean {
 /**
  * Creates the daily purge's Schedule (DECISIONS.md "Data"), or brings an
  * existing one to this time and task queue; visible, pausable and
- * triggerable in the Temporal UI and CLI. The purge runs on the research
- * task queue, whose worker holds its activities.
+ * triggerable in the Temporal UI and CLI. The purge runs on the housekeeping
+ * task queue (the sweeper's), whose worker holds its activities; the Schedule
+ * keeps its id from the research queue it serves.
  */
-export async function ensurePurgeSchedule(client: Client, taskQueue: string): Promise<void> {
-  const scheduleId = purgeScheduleId(taskQueue);
+export async function ensurePurgeSchedule(client: Client, researchTaskQueue: string): Promise<void> {
+  const scheduleId = purgeScheduleId(researchTaskQueue);
+  const taskQueue = sweepTaskQueue(researchTaskQueue);
   const args: [PurgeInput] = [{}];
   await ensureSchedule(client, {
     scheduleId,

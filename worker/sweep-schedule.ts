@@ -1,13 +1,14 @@
 import { ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { createPurgeActivities, type PurgeDeps } from '../activities/purge.ts';
 import { createStaleJobActivities, type StaleJobDeps } from '../activities/stale-jobs.ts';
 import { MAINTENANCE_DIVISION, SWEEP_WORKFLOW_TYPE } from '../domain/research-contract.ts';
 import { DIVISION, divisionOf, ensureSchedule } from '../lib/temporal-schedules.ts';
 import { createMaintenanceWorker } from './maintenance-worker.ts';
 
 /**
- * The sweeper's own task queue. On the research queue a sweep waited behind
+ * The housekeeping task queue of the sweeper and the purge. On the research queue a sweep waited behind
  * every backlogged research task (97 s with 500 jobs in flight, `npm run
  * chaos`), starved by the very overload it is the backstop for.
  */
@@ -46,12 +47,13 @@ export function createSweepWorker(options: {
   namespace: string;
   researchTaskQueue: string;
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
-  deps: StaleJobDeps;
+  deps: StaleJobDeps & PurgeDeps;
 }): Promise<Worker> {
   return createMaintenanceWorker({
     ...options,
     taskQueue: sweepTaskQueue(options.researchTaskQueue),
-    activities: createStaleJobActivities(options.deps),
+    // The daily purge runs here too: housekeeping, never behind a research backlog.
+    activities: { ...createStaleJobActivities(options.deps), ...createPurgeActivities(options.deps) },
     concurrency: 2,
   });
 }

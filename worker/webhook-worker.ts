@@ -1,6 +1,7 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from '../activities/webhook-delivery.ts';
 import { webhookTaskQueue } from '../domain/webhook-contract.ts';
+import type { WorkerSlots } from '../lib/config.ts';
 
 /**
  * The delivery worker, on its own task queue beside the research worker (same
@@ -14,6 +15,7 @@ export function createWebhookWorker(options: {
   researchTaskQueue: string;
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
   deps: WebhookDeliveryDeps;
+  slots?: WorkerSlots;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
@@ -21,8 +23,8 @@ export function createWebhookWorker(options: {
     taskQueue: webhookTaskQueue(options.researchTaskQueue),
     workflowBundle: options.workflowBundle,
     activities: createWebhookDeliveryActivities(options.deps),
-    maxConcurrentWorkflowTaskExecutions: 50,
-    maxConcurrentActivityTaskExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: options.slots?.maxWorkflowTasks ?? 50,
+    maxConcurrentActivityTaskExecutions: options.slots?.maxActivities ?? 100,
     maxCachedWorkflows: 200,
     shutdownGraceTime: '10 seconds',
   });

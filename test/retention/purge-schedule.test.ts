@@ -1,18 +1,34 @@
 import { ScheduleOverlapPolicy, type ScheduleHandle } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PURGE_WORKFLOW_TYPE, noPurgeCounts, type PurgeReport } from '../../domain/retention.ts';
 import { ensurePurgeSchedule, purgeScheduleId } from '../../worker/purge-schedule.ts';
+import { createSweepWorker, sweepTaskQueue } from '../../worker/sweep-schedule.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 describe('the purge Schedule', () => {
   let stack: TestStack;
   let handle: ScheduleHandle;
+  // The purge runs on the housekeeping queue, not the research worker's.
+  let housekeeping: { worker: Worker; connection: NativeConnection; done: Promise<void> };
   beforeAll(async () => {
     stack = await startTestStack();
     handle = stack.temporal.schedule.getHandle(purgeScheduleId(stack.config.temporal.taskQueue));
+    const connection = await NativeConnection.connect({ address: stack.config.temporal.address });
+    const worker = await createSweepWorker({
+      connection,
+      namespace: stack.config.temporal.namespace,
+      researchTaskQueue: stack.config.temporal.taskQueue,
+      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+      deps: { orm: stack.orm, clock: stack.clock.now, temporal: stack.temporal, staleAfterMs: stack.config.researchOverdueAfterMs },
+    });
+    housekeeping = { worker, connection, done: worker.run() };
   });
   afterAll(async () => {
     await handle?.delete().catch(() => {});
+    housekeeping?.worker.shutdown();
+    await housekeeping?.done;
+    await housekeeping?.connection.close();
     await stack?.stop();
   });
 
@@ -21,7 +37,7 @@ describe('the purge Schedule', () => {
     expect(description.spec.calendars).toHaveLength(1);
     expect(description.spec.calendars![0]).toMatchObject({ hour: [{ start: 3, end: 3 }], minute: [{ start: 30, end: 30 }] });
     expect(description.spec.intervals ?? []).toEqual([]);
-    expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: PURGE_WORKFLOW_TYPE, taskQueue: stack.config.temporal.taskQueue });
+    expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: PURGE_WORKFLOW_TYPE, taskQueue: sweepTaskQueue(stack.config.temporal.taskQueue) });
     expect(description.policies.overlap).toBe(ScheduleOverlapPolicy.SKIP);
     for (const next of description.info.nextActionTimes) expect([next.getUTCHours(), next.getUTCMinutes()]).toEqual([3, 30]);
     return description;

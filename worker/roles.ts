@@ -1,0 +1,122 @@
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import type { Orm } from '../db/orm.ts';
+import { mailTaskQueue } from '../domain/mail-outbox-contract.ts';
+import { webhookTaskQueue } from '../domain/webhook-contract.ts';
+import { createMailer } from '../integrations/mail/mailer.ts';
+import type { MailConfig } from '../integrations/mail/config.ts';
+import type { WebhookConfig } from '../integrations/webhooks/config.ts';
+import type { Config } from '../lib/config.ts';
+import { ConfigError } from '../lib/env.ts';
+import type { Logger } from '../lib/logger.ts';
+import { crmTaskQueue } from '../services/crm-schedules.ts';
+import { startListRunRelay } from '../services/list-runs.ts';
+import { startWebhookDispatcher } from '../services/webhook-dispatch.ts';
+import { startWorkflowStartRelay } from '../services/workflow-start-relay.ts';
+import type { ActivityDeps } from '../activities/index.ts';
+import { createResearchWorker } from './create-worker.ts';
+import { startCrmWorker } from './crm-worker.ts';
+import { createMailOutboxWorker, ensureMailOutboxSchedule } from './mail-outbox-schedule.ts';
+import { ensurePurgeSchedule } from './purge-schedule.ts';
+import { createSweepWorker, ensureSweepSchedule, sweepTaskQueue } from './sweep-schedule.ts';
+import { createWebhookWorker } from './webhook-worker.ts';
+
+/**
+ * The worker roles (docs/operations.md#processes). Each polls only its own
+ * task queues, so each scales on its own: research (research jobs and the
+ * lists' runs), CRM runs, webhook deliveries, and housekeeping (sweeps, the
+ * purge, the mail outbox, and the relays that start what a crashed API did
+ * not). A process runs one role, or several where one machine is enough.
+ */
+export const WORKER_ROLES = ['research', 'crm', 'webhooks', 'housekeeping'] as const;
+export type WorkerRole = (typeof WORKER_ROLES)[number];
+
+/** `research`, `crm,webhooks` or `all`; an unknown name stops the process at start. */
+export function parseWorkerRoles(value: string | undefined): WorkerRole[] {
+  const names = (value?.trim() || 'all').split(',').map((name) => name.trim()).filter(Boolean);
+  if (names.includes('all')) return [...WORKER_ROLES];
+  const unknown = names.filter((name) => !(WORKER_ROLES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new ConfigError([`WORKER_ROLES: unknown role ${unknown.map((name) => `"${name}"`).join(', ')} (one or more of ${WORKER_ROLES.join(', ')}, or all)`]);
+  }
+  return [...new Set(names)] as WorkerRole[];
+}
+
+/** The task queues a role polls, for its readiness and the operator's view in the Temporal UI. */
+export function taskQueuesOf(role: WorkerRole, researchTaskQueue: string): string[] {
+  switch (role) {
+    case 'research':
+      return [researchTaskQueue];
+    case 'crm':
+      return [crmTaskQueue(researchTaskQueue)];
+    case 'webhooks':
+      return [webhookTaskQueue(researchTaskQueue)];
+    case 'housekeeping':
+      return [sweepTaskQueue(researchTaskQueue), mailTaskQueue(researchTaskQueue)];
+  }
+}
+
+export interface RoleContext {
+  config: Config;
+  connection: NativeConnection;
+  workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
+  deps: ActivityDeps & { orm: Orm; temporal: Client };
+  mail: MailConfig;
+  webhooks: WebhookConfig;
+  env: NodeJS.ProcessEnv;
+  publicUrl: string;
+  logger: Logger;
+}
+
+/** What a started role runs: its Workers, and the loops beside them that stop after the Workers have drained. */
+export interface StartedRole {
+  workers: Record<string, Worker>;
+  stopLoops(): Promise<void>;
+}
+
+/** Null for the crm role where no CRM app is configured (a process of `all` roles then runs the others). */
+export async function startRole(role: WorkerRole, context: RoleContext): Promise<StartedRole | null> {
+  const { config, connection, workflowBundle, deps, logger } = context;
+  const namespace = config.temporal.namespace;
+  const researchTaskQueue = config.temporal.taskQueue;
+  const slots = config.workerSlots;
+  switch (role) {
+    case 'research': {
+      const { worker } = await createResearchWorker({ config, ...deps, publicUrl: context.publicUrl, workflowBundle, connection, slots });
+      return { workers: { research: worker }, stopLoops: async () => {} };
+    }
+    case 'crm': {
+      const worker = await startCrmWorker({
+        connection, namespace, researchTaskQueue, workflowBundle, orm: deps.orm, temporal: deps.temporal,
+        env: context.env, publicUrl: context.publicUrl, clock: deps.clock, logger, slots,
+      });
+      return worker && { workers: { crm: worker }, stopLoops: async () => {} };
+    }
+    case 'webhooks': {
+      const worker = await createWebhookWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, webhooks: context.webhooks, clock: deps.clock }, slots });
+      // Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
+      const dispatcher = await startWebhookDispatcher({ orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue, logger });
+      return { workers: { webhooks: worker }, stopLoops: () => dispatcher.stop() };
+    }
+    case 'housekeeping': {
+      const sweeper = await createSweepWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps });
+      await ensureSweepSchedule(deps.temporal, researchTaskQueue, config.researchSweepIntervalMs);
+      await ensurePurgeSchedule(deps.temporal, researchTaskQueue);
+      const mailer = createMailer(context.mail);
+      const mailOutbox = await createMailOutboxWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock } });
+      await ensureMailOutboxSchedule(deps.temporal, researchTaskQueue);
+      // Beside the API's: accepted jobs get their workflow even while no API runs.
+      const relay = startWorkflowStartRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, logger });
+      // Lists whose run a crashed or cut-off API did not start.
+      const listRelay = startListRunRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, logger });
+      return {
+        workers: { sweeper, mailOutbox },
+        async stopLoops() {
+          await listRelay.stop();
+          await relay.stop();
+          mailer.close();
+        },
+      };
+    }
+  }
+}
