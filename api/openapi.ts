@@ -15,7 +15,7 @@ import {
   ZRunningStatus,
   ZStatusReply,
 } from '../domain/research-reply.ts';
-import { ZResearchCompletedEvent, ZResearchFailedEvent, ZWebhookTestEvent } from '../domain/webhook-payloads.ts';
+import { ZResearchCompletedEvent, ZResearchFailedEvent, ZWebhookEvent, ZWebhookTestEvent } from '../domain/webhook-payloads.ts';
 
 // Every shape is a named schema under components/schemas, so that the typed
 // clients generated from this document (clients/typescript, clients/python)
@@ -38,6 +38,7 @@ const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   ResearchCompletedEvent: ZResearchCompletedEvent,
   ResearchFailedEvent: ZResearchFailedEvent,
   WebhookTestEvent: ZWebhookTestEvent,
+  WebhookEvent: ZWebhookEvent,
 };
 
 function componentSchemas(): Record<string, Record<string, unknown>> {

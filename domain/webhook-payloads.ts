@@ -27,3 +27,6 @@ export const ZWebhookTestEvent = z.object({
   timestamp,
   data: z.object({ message: z.string() }),
 });
+
+/** Any delivery's body; `type` tells which. */
+export const ZWebhookEvent = z.discriminatedUnion('type', [ZResearchCompletedEvent, ZResearchFailedEvent, ZWebhookTestEvent]);

@@ -69,7 +69,7 @@ describe('the Python client', () => {
     const output = `${result.stdout}\n${result.stderr}`;
     // Exit 5 (nothing collected) or any failure fails here; so does a suite that ran fewer tests than it has.
     expect('code' in result ? result.code : 0, output).toBe(0);
-    expect(output).toMatch(/\b9 passed\b/);
+    expect(output).toMatch(/\b12 passed\b/);
 
     expect(await statusesOf(resubmit.accountId)).toEqual(['failed', 'completed']);
     expect(await statusesOf(failing.accountId)).toEqual(['failed', 'failed']);

@@ -7,7 +7,7 @@ export type ResearchFailedEvent = components['schemas']['ResearchFailedEvent'];
 /** `webhook.test`: sent by "Send test event" on the Webhooks page. */
 export type WebhookTestEvent = components['schemas']['WebhookTestEvent'];
 /** What a completion webhook carries; narrow on `type`. */
-export type WebhookEvent = ResearchCompletedEvent | ResearchFailedEvent | WebhookTestEvent;
+export type WebhookEvent = components['schemas']['WebhookEvent'];
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {

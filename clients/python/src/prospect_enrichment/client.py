@@ -26,6 +26,8 @@ RequestLike = Union[str, ResearchRequest]
 
 @dataclass
 class ResearchManyResult:
+    """One item of ``research_many()``: its request, and its completed reply or the error it ended with."""
+
     request: ResearchRequest
     reply: CompletedReply | None = None
     error: Exception | None = None
@@ -37,6 +39,8 @@ class ResearchManyResult:
 
 @dataclass
 class Progress:
+    """What ``on_progress`` is given after each item of ``research_many()`` ends."""
+
     done: int
     total: int
     succeeded: int
@@ -44,15 +48,15 @@ class Progress:
     last: ResearchManyResult
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Settings:
     api_key: str
     base_url: str
-    poll_timeout: float = 180.0
-    long_poll_seconds: int = 20
-    resubmit_delay: float = 5.0
-    max_server_retries: int = 3
-    server_retry_base: float = 0.5
+    poll_timeout: float
+    long_poll_seconds: int
+    resubmit_delay: float
+    max_server_retries: int
+    server_retry_base: float
 
 
 def _as_request(item: RequestLike) -> ResearchRequest:
@@ -79,10 +83,37 @@ def _json(response: httpx.Response) -> Any:
 
 
 class ProspectEnrichment:
-    """Synchronous client. ``research()`` submits and waits; ``research_many()`` runs many with a concurrency limit."""
+    """Synchronous client. ``research()`` submits and waits; ``research_many()`` runs many with a concurrency limit.
 
-    def __init__(self, api_key: str, base_url: str, *, http: httpx.Client | None = None, **options: Any) -> None:
-        self._settings = _Settings(api_key=api_key, base_url=base_url.rstrip("/"), **options)
+    Close it with ``close()``, or use it as a context manager. Nothing is sent until a call.
+
+    Args:
+        api_key: ``svc_live_…``, sent as ``Authorization: Bearer``.
+        base_url: The API's base URL, e.g. ``https://api.example.com``.
+        http: An httpx client of your own (proxies, TLS, transports); by default one whose
+            read timeout (35 s) leaves room for a long poll.
+        poll_timeout: Seconds to wait for one job before ResearchTimeoutError (the spec: 3 minutes).
+        long_poll_seconds: Seconds one ``?wait=`` poll may be held (an extension), at most 25.
+        resubmit_delay: Seconds before a ``failed`` job is resubmitted, once (the spec: 5 s).
+        max_server_retries: Retries of a 5xx or unanswered request (the spec: at most 3).
+        server_retry_base: Seconds before the first such retry; doubled for each further one.
+    """
+
+    def __init__(
+        self,
+        api_key: str,
+        base_url: str,
+        *,
+        http: httpx.Client | None = None,
+        poll_timeout: float = 180.0,
+        long_poll_seconds: int = 20,
+        resubmit_delay: float = 5.0,
+        max_server_retries: int = 3,
+        server_retry_base: float = 0.5,
+    ) -> None:
+        self._settings = _Settings(
+            api_key, base_url.rstrip("/"), poll_timeout, min(25, long_poll_seconds), resubmit_delay, max_server_retries, server_retry_base
+        )
         # Long polls hold a reply up to 25 s: the read timeout leaves room for that.
         self._http = http or httpx.Client(timeout=httpx.Timeout(10.0, read=35.0))
 
@@ -175,10 +206,26 @@ class ProspectEnrichment:
 
 
 class AsyncProspectEnrichment:
-    """Asynchronous client: the same surface as ProspectEnrichment, awaitable."""
+    """Asynchronous client: the same surface and options as ProspectEnrichment, awaitable; ``http`` is an ``httpx.AsyncClient``.
 
-    def __init__(self, api_key: str, base_url: str, *, http: httpx.AsyncClient | None = None, **options: Any) -> None:
-        self._settings = _Settings(api_key=api_key, base_url=base_url.rstrip("/"), **options)
+    Close it with ``aclose()``, or use it as an async context manager.
+    """
+
+    def __init__(
+        self,
+        api_key: str,
+        base_url: str,
+        *,
+        http: httpx.AsyncClient | None = None,
+        poll_timeout: float = 180.0,
+        long_poll_seconds: int = 20,
+        resubmit_delay: float = 5.0,
+        max_server_retries: int = 3,
+        server_retry_base: float = 0.5,
+    ) -> None:
+        self._settings = _Settings(
+            api_key, base_url.rstrip("/"), poll_timeout, min(25, long_poll_seconds), resubmit_delay, max_server_retries, server_retry_base
+        )
         self._http = http or httpx.AsyncClient(timeout=httpx.Timeout(10.0, read=35.0))
 
     async def aclose(self) -> None:
@@ -268,3 +315,4 @@ class AsyncProspectEnrichment:
                     raise error_from_reply(response.status_code, _json(response))
             await asyncio.sleep(self._settings.server_retry_base * 2**attempt)
             attempt += 1
+

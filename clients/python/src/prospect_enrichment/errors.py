@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+
+from .models import ErrorBody
 
 
 class ProspectApiError(Exception):
     """An error reply of the API: ``code`` is its machine-readable ``error``."""
 
-    def __init__(self, status: int, body: dict[str, Any] | None) -> None:
+    def __init__(self, status: int, body: ErrorBody | None) -> None:
         self.status = status
         self.body = body
-        self.code: str = (body or {}).get("error") or f"http_{status}"
-        super().__init__((body or {}).get("message") or self.code)
+        self.code: str = body["error"] if body else f"http_{status}"
+        super().__init__((body.get("message") if body else None) or self.code)
 
 
 class CreditsError(ProspectApiError):
     """429 ``credits_exhausted`` or ``trial_limit_reached``; not retried (spec §7.4)."""
 
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(self, status: int, body: ErrorBody) -> None:
         super().__init__(status, body)
-        self.used: int = int(body.get("used", 0))
-        self.limit: int = int(body.get("limit", 0))
+        self.used: int = body.get("used", 0)
+        self.limit: int = body.get("limit", 0)
 
 
 class ProspectNetworkError(Exception):
@@ -51,7 +53,7 @@ class WebhookVerificationError(Exception):
 
 
 def error_from_reply(status: int, body: Any) -> ProspectApiError:
-    parsed = body if isinstance(body, dict) and isinstance(body.get("error"), str) else None
+    parsed = cast(ErrorBody, body) if isinstance(body, dict) and isinstance(body.get("error"), str) else None
     if status == 429 and parsed and parsed["error"] in ("credits_exhausted", "trial_limit_reached"):
         return CreditsError(status, parsed)
     return ProspectApiError(status, parsed)

@@ -257,6 +257,7 @@ export type components = {
                 message: string;
             };
         };
+        WebhookEvent: components["schemas"]["ResearchCompletedEvent"] | components["schemas"]["ResearchFailedEvent"] | components["schemas"]["WebhookTestEvent"];
     };
     responses: never;
     parameters: never;
