@@ -1,7 +1,8 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
-import { WEBHOOK_FAILURE_TYPES, type DeliveryOutcome } from '../domain/webhook-contract.ts';
+import { nextAttemptDelayMs, WEBHOOK_FAILURE_TYPES, type DeliveryOutcome } from '../domain/webhook-contract.ts';
 import type { WebhookConfig } from '../integrations/webhooks/config.ts';
+import { retryAfterMs } from '../integrations/webhooks/retry-after.ts';
 import { postWebhook } from '../integrations/webhooks/webhook-poster.ts';
 import { disableEndpoint, endDelivery, loadDeliveryToSend, recordAttempt, signedHeaders } from '../services/webhooks.ts';
 
@@ -23,6 +24,7 @@ export function createWebhookDeliveryActivities({ orm, webhooks, clock }: Webhoo
      * attempt, with every valid secret), the address checked again, recorded
      * whatever happens. Throws a retryable failure for 408/429/5xx/no answer,
      * a final one for another 4xx or a private address; 410 disables the endpoint.
+     * A retryable answer with `Retry-After` sets the next attempt's delay itself.
      */
     async attemptWebhookDelivery(deliveryId: string): Promise<DeliveryOutcome> {
       const em = orm.em.fork();
@@ -50,7 +52,17 @@ export function createWebhookDeliveryActivities({ orm, webhooks, clock }: Webhoo
       if (statusCode !== null && !isRetryableStatus(statusCode)) {
         throw ApplicationFailure.nonRetryable(`the endpoint answered ${statusCode}`, WEBHOOK_FAILURE_TYPES.final);
       }
-      throw ApplicationFailure.retryable(statusCode !== null ? `the endpoint answered ${statusCode}` : `no answer: ${error}`, WEBHOOK_FAILURE_TYPES.retryable);
+      const reason = statusCode !== null ? `the endpoint answered ${statusCode}` : `no answer: ${error}`;
+      const retryAfter = outcome.kind === 'answered' ? outcome.retryAfter : null;
+      const askedMs = retryAfterMs(retryAfter, clock());
+      if (askedMs === null) throw ApplicationFailure.retryable(reason, WEBHOOK_FAILURE_TYPES.retryable);
+      // Retry-After (Standard Webhooks: honour it): the next attempt waits at least that long, within the schedule's bounds.
+      const delayMs = nextAttemptDelayMs(Context.current().info.attempt, askedMs);
+      throw ApplicationFailure.create({
+        type: WEBHOOK_FAILURE_TYPES.retryable,
+        message: `${reason} with Retry-After ${retryAfter}; next attempt in ${Math.round(delayMs / 1000)} s`,
+        nextRetryDelay: delayMs,
+      });
     },
 
     /** The delivery will not be tried again (its retries ran out, or a final answer). */

@@ -1,19 +1,21 @@
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { WebhookDeliveryActivities } from '../activities/webhook-delivery.ts';
-import { WEBHOOK_FAILURE_TYPES, type DeliveryOutcome } from '../domain/webhook-contract.ts';
+import { WEBHOOK_FAILURE_TYPES, WEBHOOK_RETRY, type DeliveryOutcome } from '../domain/webhook-contract.ts';
 
 /**
  * Each attempt has 15 s for its answer (inside the activity) and 30 s in all;
  * failed attempts are retried 10 s, 20 s, 40 s … apart, at most an hour, for
  * about a day (schedule-to-close), as Standard Webhooks senders commonly do.
+ * An attempt answered with `Retry-After` sets its own next delay within these
+ * bounds (activities/webhook-delivery.ts).
  */
 const attempt: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
-  scheduleToCloseTimeout: '24 hours',
+  scheduleToCloseTimeout: WEBHOOK_RETRY.scheduleToCloseMs,
   retry: {
-    initialInterval: '10 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 hour',
+    initialInterval: WEBHOOK_RETRY.initialIntervalMs,
+    backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
+    maximumInterval: WEBHOOK_RETRY.maximumIntervalMs,
     nonRetryableErrorTypes: [WEBHOOK_FAILURE_TYPES.final],
   },
 };

@@ -9,7 +9,8 @@ import { isPrivateAddress } from '../web/private-address.ts';
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 
 export type PostOutcome =
-  | { kind: 'answered'; statusCode: number; durationMs: number }
+  /** `retryAfter`: the answer's `Retry-After` header as sent, if any (integrations/webhooks/retry-after.ts reads it). */
+  | { kind: 'answered'; statusCode: number; retryAfter: string | null; durationMs: number }
   /** Not sent: the address is private (or the URL unusable). Never retried into. */
   | { kind: 'refused'; reason: string; durationMs: number }
   /** Connection refused or reset, DNS failure, timeout. */
@@ -53,7 +54,7 @@ export async function assertResolvesPublicly(url: URL, allowedPrivateHosts: Read
  * One delivery attempt: a POST that follows no redirect, with the address
  * checked inside the connection itself after DNS resolution (so a DNS answer
  * cannot change between the check and the connect), and one deadline for the
- * answer's status line. The answer's body is not read.
+ * answer's status line. The answer's body is not read; of its headers, only `Retry-After`.
  */
 export async function postWebhook(
   rawUrl: string,
@@ -96,7 +97,8 @@ export async function postWebhook(
     });
     req.on('response', (response) => {
       response.resume();
-      resolve({ kind: 'answered', statusCode: response.statusCode ?? 0, durationMs: elapsed() });
+      const retryAfter = response.headers['retry-after'] ?? null;
+      resolve({ kind: 'answered', statusCode: response.statusCode ?? 0, retryAfter, durationMs: elapsed() });
     });
     req.on('error', (error) => {
       if (refusal) return resolve({ kind: 'refused', reason: refusal, durationMs: elapsed() });

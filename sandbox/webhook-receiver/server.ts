@@ -6,7 +6,8 @@
 // what it got on a page (/) and as JSON (/__admin/received).
 // Any POST /hooks/<name> is an endpoint. Secrets to verify with are set by
 // WEBHOOK_RECEIVER_SECRETS (comma-separated), the page's form or POST /__admin/secrets.
-// POST /__admin/answers makes a hook answer a status (and/or slowly) for tests and demos.
+// POST /__admin/answers makes a hook answer a status (and/or slowly, and/or with
+// Retry-After) for tests and demos.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
@@ -33,6 +34,8 @@ const ZAnswer = z.object({
   status: z.number().int().min(200).max(599).optional(),
   /** Wait this long before answering (a slow or hanging receiver). */
   delayMs: z.number().int().min(0).max(60_000).optional(),
+  /** A `Retry-After` header to send with it: seconds (`"25"`) or an HTTP-date, as RFC 9110 writes them. */
+  retryAfter: z.string().min(1).max(64).optional(),
   /** Only the next N deliveries; omitted: until told otherwise. */
   times: z.number().int().min(1).optional(),
 });
@@ -127,7 +130,7 @@ export async function startWebhookReceiver(options: { port?: number; host?: stri
       });
       if (answer?.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
       if (res.destroyed) return;
-      return res.writeHead(status).end();
+      return res.writeHead(status, answer?.retryAfter ? { 'retry-after': answer.retryAfter } : {}).end();
     }
     sendJson(res, 404, { error: `no such route: ${req.method} ${path}` });
   }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookDeliveryWorkflowId } from '../../domain/webhook-contract.ts';
 import { createEndpoint, enqueueTestEvent, listDeliveries } from '../../services/webhooks.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startTestWebhooks, WEBHOOK_TEST_ENV, type TestWebhooks } from '../helpers/webhook-delivery.ts';
@@ -46,4 +47,55 @@ describe('the webhook receiver stand-in', () => {
     expect(forged.status).toBe(400);
     expect(webhooks.receiver.received('/hooks/dev').at(-1)).toMatchObject({ isVerified: false });
   }, 60_000);
+
+  /** Makes a hook of the stand-in answer otherwise (POST /__admin/answers). */
+  async function answer(body: { hook: string; status: number; retryAfter?: string; times?: number }): Promise<void> {
+    const reply = await fetch(`${webhooks.receiver.url}/__admin/answers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(reply.status).toBe(200);
+  }
+
+  async function endpointAt(hook: string): Promise<{ accountId: number; endpointId: number }> {
+    const accountId = await stack.createAccount('growth');
+    const { endpoint, secret } = await createEndpoint(stack.orm.em.fork(), webhooks.config.secretKey, { accountId, url: `${webhooks.receiver.url}${hook}`, events: ['research.completed'] }, new Date());
+    webhooks.receiver.addSecret(secret);
+    return { accountId, endpointId: endpoint.id };
+  }
+
+  it('waits as long as a 503 with Retry-After asks before the next attempt (the schedule alone would wait 10 s)', async () => {
+    await answer({ hook: '/hooks/busy', status: 503, retryAfter: '20', times: 1 });
+    const { accountId, endpointId } = await endpointAt('/hooks/busy');
+    await enqueueTestEvent(stack.orm.em.fork(), accountId, endpointId, new Date());
+    await expect.poll(async () => (await listDeliveries(stack.orm.em.fork(), accountId, endpointId))[0]?.status, { timeout: 60_000, interval: 500 }).toBe('delivered');
+    const [first, second] = webhooks.receiver.received('/hooks/busy');
+    expect([first?.answeredStatus, second?.answeredStatus]).toEqual([503, 204]);
+    expect(second!.webhookId).toBe(first!.webhookId);
+    expect(Date.parse(second!.at) - Date.parse(first!.at)).toBeGreaterThanOrEqual(20_000);
+  }, 90_000);
+
+  /** The delay Temporal scheduled after the first failed attempt of a delivery, read from its pending activity. */
+  async function scheduledRetryDelayMs(accountId: number, endpointId: number): Promise<number> {
+    await expect.poll(async () => (await listDeliveries(stack.orm.em.fork(), accountId, endpointId))[0]?.attempts, { timeout: 20_000 }).toBe(1);
+    const [delivery] = await listDeliveries(stack.orm.em.fork(), accountId, endpointId);
+    const handle = stack.temporal.workflow.getHandle(webhookDeliveryWorkflowId(delivery.id, 0));
+    const toMs = (at: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(at?.seconds ?? 0) * 1000 + Math.round((at?.nanos ?? 0) / 1e6);
+    let pending: Awaited<ReturnType<typeof handle.describe>>['raw']['pendingActivities'] = [];
+    await expect.poll(async () => (pending = (await handle.describe()).raw.pendingActivities ?? [])[0]?.attempt, { timeout: 20_000 }).toBe(2);
+    await handle.terminate('the test read what it needed');
+    return toMs(pending[0].nextAttemptScheduleTime) - toMs(pending[0].lastAttemptCompleteTime);
+  }
+
+  it('reads Retry-After as an HTTP-date too, and never waits more than the schedule\'s hour', async () => {
+    const dated = await endpointAt('/hooks/dated');
+    await answer({ hook: '/hooks/dated', status: 503, retryAfter: new Date(Date.now() + 45_000).toUTCString() });
+    await enqueueTestEvent(stack.orm.em.fork(), dated.accountId, dated.endpointId, new Date());
+    const datedDelayMs = await scheduledRetryDelayMs(dated.accountId, dated.endpointId);
+    // An HTTP-date has whole seconds, and a few pass between the answer and the failure.
+    expect(datedDelayMs).toBeGreaterThan(38_000);
+    expect(datedDelayMs).toBeLessThanOrEqual(45_000);
+
+    const capped = await endpointAt('/hooks/tomorrow');
+    await answer({ hook: '/hooks/tomorrow', status: 429, retryAfter: '86400' });
+    await enqueueTestEvent(stack.orm.em.fork(), capped.accountId, capped.endpointId, new Date());
+    expect(await scheduledRetryDelayMs(capped.accountId, capped.endpointId)).toBe(60 * 60_000);
+  }, 90_000);
 });
