@@ -1,4 +1,6 @@
 // Completion webhooks as the dashboard and the API share them (DECISIONS.md "Compatible extensions").
+// Bundled into the browser too: zod and constants only.
+import { z } from 'zod';
 
 /** The events an endpoint can choose. */
 export const WEBHOOK_EVENTS = ['research.completed', 'research.failed'] as const;
@@ -7,7 +9,8 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const TEST_EVENT = 'webhook.test';
 
 export type EndpointStatus = 'active' | 'paused' | 'disabled';
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** What the dashboard lists: never a secret. */
 export interface EndpointView {
@@ -33,4 +36,27 @@ export interface DeliveryView {
   lastDurationMs: number | null;
   createdAt: string;
   endedAt: string | null;
+}
+
+/** Page sizes the Webhooks page offers; the first is the default. */
+export const DELIVERY_PAGE_SIZES = [25, 50, 100] as const;
+
+/** `GET …/webhooks/{id}/deliveries?status=&page=&pageSize=`: one page of an endpoint's deliveries, newest first. */
+export const ZDeliveryFilter = z.strictObject({
+  status: z.enum(DELIVERY_STATUSES, { error: `Choose one of ${DELIVERY_STATUSES.join(', ')}.` }).optional(),
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  pageSize: z.coerce
+    .number()
+    .refine((size) => (DELIVERY_PAGE_SIZES as readonly number[]).includes(size), `Choose ${DELIVERY_PAGE_SIZES.join(', ')} per page.`)
+    .default(DELIVERY_PAGE_SIZES[0]),
+});
+export type TDeliveryFilter = z.infer<typeof ZDeliveryFilter>;
+
+export interface DeliveryPage {
+  deliveries: DeliveryView[];
+  page: number;
+  pageSize: number;
+  pageCount: number;
+  /** Deliveries that match the filter, on every page. */
+  total: number;
 }

@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from 'standardwebhooks';
 import { decryptToken, encryptToken } from '../integrations/hubspot/token-cipher.ts';
-import { TEST_EVENT, type DeliveryStatus, type DeliveryView, type EndpointStatus, type EndpointView, type WebhookEvent } from '../domain/webhooks.ts';
+import {
+  TEST_EVENT,
+  type DeliveryPage,
+  type DeliveryStatus,
+  type DeliveryView,
+  type EndpointStatus,
+  type EndpointView,
+  type TDeliveryFilter,
+  type WebhookEvent,
+} from '../domain/webhooks.ts';
 import { enqueueMail } from './mail-outbox.ts';
 
 export { WEBHOOK_EVENTS, type WebhookEvent } from '../domain/webhooks.ts';
@@ -138,13 +147,45 @@ export async function resendDelivery(em: EntityManager, accountId: number, deliv
   return updated.length > 0;
 }
 
-export async function listDeliveries(em: EntityManager, accountId: number, endpointId: number, limit = 50): Promise<DeliveryView[]> {
-  const rows: Record<string, never>[] = await em.execute(
-    `select id, event_type, research_id, status, attempts, last_status_code, last_error, last_duration_ms, created_at, ended_at
-       from webhook_delivery where endpoint_id = ? and account_id = ? order by created_at desc, id limit ?`,
-    [endpointId, accountId, limit],
+const DELIVERY_COLUMNS = 'id, event_type, research_id, status, attempts, last_status_code, last_error, last_duration_ms, created_at, ended_at';
+
+/**
+ * One page of an endpoint's deliveries, newest first (index
+ * webhook_delivery_endpoint_index), with how many match in all; null when the
+ * endpoint is not the account's (or does not exist), which the caller answers 404.
+ */
+export async function pageDeliveries(em: EntityManager, accountId: number, endpointId: number, filter: TDeliveryFilter): Promise<DeliveryPage | null> {
+  const where = `endpoint_id = ? and account_id = ?${filter.status ? ' and status = ?' : ''}`;
+  const params: unknown[] = filter.status ? [endpointId, accountId, filter.status] : [endpointId, accountId];
+  const [counted]: { total: number }[] = await em.execute(
+    `select (select count(*)::int from webhook_delivery where ${where}) as total from webhook_endpoint where id = ? and account_id = ?`,
+    [...params, endpointId, accountId],
   );
-  return rows.map((row: Record<string, any>) => ({
+  if (!counted) return null;
+  const rows: Record<string, any>[] =
+    counted.total === 0
+      ? []
+      : await em.execute(`select ${DELIVERY_COLUMNS} from webhook_delivery where ${where} order by created_at desc, id limit ? offset ?`, [
+          ...params,
+          filter.pageSize,
+          (filter.page - 1) * filter.pageSize,
+        ]);
+  return {
+    deliveries: rows.map(deliveryView),
+    page: filter.page,
+    pageSize: filter.pageSize,
+    pageCount: Math.max(1, Math.ceil(counted.total / filter.pageSize)),
+    total: counted.total,
+  };
+}
+
+/** An endpoint's newest deliveries (its first page of 100), for tests and tools. */
+export async function listDeliveries(em: EntityManager, accountId: number, endpointId: number): Promise<DeliveryView[]> {
+  return (await pageDeliveries(em, accountId, endpointId, { page: 1, pageSize: 100 }))?.deliveries ?? [];
+}
+
+function deliveryView(row: Record<string, any>): DeliveryView {
+  return {
     id: row.id,
     eventType: row.event_type,
     researchId: row.research_id,
@@ -155,7 +196,7 @@ export async function listDeliveries(em: EntityManager, accountId: number, endpo
     lastDurationMs: row.last_duration_ms,
     createdAt: iso(row.created_at)!,
     endedAt: iso(row.ended_at),
-  }));
+  };
 }
 
 // ---- the delivery side (activities/webhook-delivery.ts) ----

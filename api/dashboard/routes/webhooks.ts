@@ -7,15 +7,16 @@ import {
   createEndpoint,
   deleteEndpoint,
   enqueueTestEvent,
-  listDeliveries,
   listEndpoints,
+  pageDeliveries,
   resendDelivery,
   revealSecret,
   rotateSecret,
   updateEndpoint,
   WEBHOOK_EVENTS,
 } from '../../../services/webhooks.ts';
-import { parseBody, type DashboardState } from '../guard.ts';
+import { ZDeliveryFilter } from '../../../domain/webhooks.ts';
+import { parseBody, parseWith, type DashboardState } from '../guard.ts';
 import { idParam } from './ids.ts';
 
 export interface WebhooksRouteDeps {
@@ -23,6 +24,7 @@ export interface WebhooksRouteDeps {
   webhooks: WebhookConfig;
 }
 
+const ENDPOINT = 'webhook endpoint';
 /** An account has at most this many endpoints (each ended job becomes a delivery per endpoint). */
 const MAX_ENDPOINTS = 10;
 
@@ -34,11 +36,12 @@ const ZEndpointChange = z.object({ events: ZEvents.optional(), isPaused: z.boole
  * The Webhooks page's API (DECISIONS.md "Compatible extensions"): endpoints
  * (https, resolving to no private address), their events, pause and resume,
  * the signing secret on demand and its rotation, a test event, and each
- * endpoint's deliveries with "Resend". No list reply carries a secret.
+ * endpoint's deliveries, page by page, with "Resend". No list reply carries a secret.
  */
 export function webhooksRouter(deps: WebhooksRouteDeps): Router<DashboardState> {
   const router = new Router<DashboardState>();
-  const notFound = () => new AppError('not_found', 'No such webhook endpoint.');
+  // A malformed, unknown or another account's id: one and the same 404 body.
+  const notFound = () => new AppError('not_found', `No such ${ENDPOINT}.`);
 
   router.get('/webhooks', async (ctx) => {
     ctx.body = { endpoints: await listEndpoints(ctx.state.em, ctx.state.account.id, deps.clock()), events: WEBHOOK_EVENTS };
@@ -62,41 +65,45 @@ export function webhooksRouter(deps: WebhooksRouteDeps): Router<DashboardState> 
   });
 
   router.patch('/webhooks/:endpointId', async (ctx) => {
-    const endpointId = idParam(ctx.params.endpointId, 'endpoint');
+    const endpointId = idParam(ctx.params.endpointId, ENDPOINT);
     const change = await parseBody(ctx, ZEndpointChange);
     if (!(await updateEndpoint(ctx.state.em, ctx.state.account.id, endpointId, change))) throw notFound();
     ctx.body = { updated: true };
   });
 
   router.delete('/webhooks/:endpointId', async (ctx) => {
-    if (!(await deleteEndpoint(ctx.state.em, ctx.state.account.id, idParam(ctx.params.endpointId, 'endpoint')))) throw notFound();
+    if (!(await deleteEndpoint(ctx.state.em, ctx.state.account.id, idParam(ctx.params.endpointId, ENDPOINT)))) throw notFound();
     ctx.body = { deleted: true };
   });
 
   // POST, not GET: revealing a secret is an action (and never cached or prefetched).
   router.post('/webhooks/:endpointId/secret', async (ctx) => {
-    const secret = await revealSecret(ctx.state.em, deps.webhooks.secretKey, ctx.state.account.id, idParam(ctx.params.endpointId, 'endpoint'));
+    const secret = await revealSecret(ctx.state.em, deps.webhooks.secretKey, ctx.state.account.id, idParam(ctx.params.endpointId, ENDPOINT));
     if (secret === null) throw notFound();
     ctx.set('cache-control', 'no-store');
     ctx.body = { secret };
   });
 
   router.post('/webhooks/:endpointId/rotate', async (ctx) => {
-    const secret = await rotateSecret(ctx.state.em, deps.webhooks.secretKey, ctx.state.account.id, idParam(ctx.params.endpointId, 'endpoint'), deps.clock());
+    const secret = await rotateSecret(ctx.state.em, deps.webhooks.secretKey, ctx.state.account.id, idParam(ctx.params.endpointId, ENDPOINT), deps.clock());
     if (secret === null) throw notFound();
     ctx.set('cache-control', 'no-store');
     ctx.body = { secret };
   });
 
   router.post('/webhooks/:endpointId/test', async (ctx) => {
-    const deliveryId = await enqueueTestEvent(ctx.state.em, ctx.state.account.id, idParam(ctx.params.endpointId, 'endpoint'), deps.clock());
+    const deliveryId = await enqueueTestEvent(ctx.state.em, ctx.state.account.id, idParam(ctx.params.endpointId, ENDPOINT), deps.clock());
     if (deliveryId === null) throw notFound();
     ctx.status = 202;
     ctx.body = { deliveryId };
   });
 
+  // Page by page, optionally one status only; another account's endpoint is 404, like every route here.
   router.get('/webhooks/:endpointId/deliveries', async (ctx) => {
-    ctx.body = { deliveries: await listDeliveries(ctx.state.em, ctx.state.account.id, idParam(ctx.params.endpointId, 'endpoint')) };
+    const endpointId = idParam(ctx.params.endpointId, ENDPOINT);
+    const page = await pageDeliveries(ctx.state.em, ctx.state.account.id, endpointId, parseWith(ZDeliveryFilter, { ...ctx.query }));
+    if (page === null) throw notFound();
+    ctx.body = page;
   });
 
   router.post('/webhook-deliveries/:deliveryId/resend', async (ctx) => {
