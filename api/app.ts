@@ -15,6 +15,8 @@ export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] =
   app.use(errorMiddleware(deps.logger));
   app.use(async (ctx, next) => {
     ctx.state.em = deps.orm.em.fork();
+    // A draining API closes each kept-alive connection after its reply, so callers reconnect elsewhere.
+    if (deps.isDraining?.()) ctx.set('Connection', 'close');
     await next();
   });
   app.use(stripeWebhookRoutes(deps)); // reads its raw body itself: before any body parser

@@ -27,6 +27,8 @@ export interface ApiDeps {
   billing: Billing;
   /** The HubSpot integration, or null where none is configured: a plan change below Growth pauses its integrations. */
   crm?: Crm | null;
+  /** True from the first SIGTERM: readiness is false, long polls answer at once, and the API stops taking requests. */
+  isDraining?: () => boolean;
 }
 
 /** Koa state of every request: a request-scoped EntityManager (STYLE.md habit 8). */

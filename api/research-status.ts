@@ -56,7 +56,8 @@ export async function waitForStatus(
   let current = job;
   while (current && !hasEnded(current.status)) {
     const remainingMs = deadline - Date.now();
-    if (remainingMs <= 0) break;
+    // A draining API answers long polls with what it has: the caller's next poll reaches another API.
+    if (remainingMs <= 0 || deps.isDraining?.()) break;
     const jobEnd = deps.jobEnds.wait(current.id, remainingMs);
     current = await findJobStatus(em, accountId, current.id);
     if (!current || hasEnded(current.status)) {

@@ -31,6 +31,11 @@ const COMPLETED_REPLY_CACHE_BYTES = 8 * 1024 * 1024;
 export interface ApiHandle {
   url: string;
   server: Server;
+  /**
+   * Drains, then closes: readiness turns false, after the readiness delay the
+   * API stops accepting connections, long polls answer at once, and requests
+   * in flight get the grace time to finish before their connections are cut.
+   */
   close(): Promise<void>;
 }
 
@@ -79,7 +84,8 @@ export async function bootstrapApi(
   });
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  let isDraining = false;
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm, isDraining: () => isDraining }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   handleRequest = app.callback();
   // Starts the workflows of accepted jobs whose start was missed (a crash, Temporal unreachable).
   const relay = startWorkflowStartRelay({ orm, temporal, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, clock, logger });
@@ -88,8 +94,24 @@ export async function bootstrapApi(
     url,
     server,
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      isDraining = true;
+      if (config.shutdown.readinessDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdown.readinessDelayMs));
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      jobEnds.interruptAll();
+      let cut: NodeJS.Timeout | undefined;
+      // Past the grace time, what is still open is cut (an upgraded socket, such as the dev dashboard's, is not waited for).
+      const graceOver = new Promise<void>((resolve) => {
+        cut = setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, config.shutdown.graceMs);
+      });
+      // A kept-alive connection whose request began before the drain goes idle after its reply: close it then.
+      const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+      await Promise.race([closed, graceOver]);
+      clearInterval(idleSweep);
+      clearTimeout(cut);
       await relay.stop();
       await dashboard.close();
       mailer.close();

@@ -77,6 +77,11 @@ export class JobEndNotifications {
     return { outcome, cancel: () => settle('timeout') };
   }
 
+  /** Wakes every waiting long poll (`interrupted`), which re-reads its job: a draining API's, which then answers. */
+  interruptAll(): void {
+    this.wakeAll('interrupted');
+  }
+
   async close(): Promise<void> {
     this.isClosed = true;
     const client = this.client;

@@ -24,6 +24,25 @@ type WorkerState = 'polling' | 'no_pollers' | 'unknown';
  */
 export function healthRouter(deps: ApiDeps): Router<RequestState> {
   const router = new Router<RequestState>();
+  // Liveness touches nothing: a PostgreSQL or Temporal blip must not get every API restarted.
+  router.get('/livez', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  // Readiness: send traffic here only while both stores answer and the API is not draining.
+  router.get('/readyz', async (ctx) => {
+    if (deps.isDraining?.()) {
+      ctx.status = 503;
+      ctx.body = { status: 'draining' };
+      return;
+    }
+    const [postgres, temporal] = await Promise.all([
+      check(() => ctx.state.em.getConnection().execute('select 1')),
+      check(() => deps.temporal.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
+    ]);
+    const isReady = postgres === 'ok' && temporal === 'ok';
+    ctx.status = isReady ? 200 : 503;
+    ctx.body = { status: isReady ? 'ok' : 'unavailable', postgres, temporal };
+  });
   router.get('/healthz', async (ctx) => {
     const [postgres, temporal, worker] = await Promise.all([
       check(() => ctx.state.em.getConnection().execute('select 1')),
