@@ -13,7 +13,7 @@ export interface AccountDeletionDeps {
   cancelSubscription(accountId: number): Promise<void>;
   /**
    * Pauses every CRM integration of the account (and its Schedules) and
-   * revokes its CRM token (DECISIONS.md "Data"): services/crm.ts
+   * revokes its CRM token (docs/decisions.md#retention-and-account-deletion): services/crm.ts
    * `onAccountDeleted`; absent where no HubSpot app is configured.
    */
   pauseCrm?(accountId: number): Promise<void>;
@@ -47,7 +47,7 @@ export class AccountDeletionIncomplete extends Error {
 }
 
 /**
- * The owner confirmed the deletion (DECISIONS.md "Data"). At once, in one
+ * The owner confirmed the deletion (docs/operations.md#account-deletion). At once, in one
  * transaction: every key revoked (the API answers 401 `invalid_key` from the
  * next request on, as for any revoked key) and the account marked, so that
  * `isAccountDeleted` refuses sign-in. Then the subscription is cancelled, the

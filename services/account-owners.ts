@@ -7,8 +7,7 @@ import { createAccount } from './accounts.ts';
 import { lockAccount } from './credits.ts';
 
 /**
- * The one owner of an account is a better-auth user (DECISIONS.md "The
- * dashboard"). Sign-up makes a Free account; an account an operator made for
+ * The one owner of an account is a better-auth user (docs/decisions.md#the-dashboard). Sign-up makes a Free account; an account an operator made for
  * the same e-mail is claimed instead, so its keys and credits stay.
  */
 export async function linkAccountOwner(em: EntityManager, user: { id: string; email: string }, now: Date): Promise<IAccount> {

@@ -43,7 +43,7 @@ export function creditStatement(account: IAccount): CreditStatement {
 }
 
 /**
- * Spec §8.1 / DECISIONS.md: an upgrade applies at once, with the new plan's
+ * docs/decisions.md#plans: an upgrade applies at once, with the new plan's
  * credits prorated over the rest of the cycle plus the unused credits of the
  * current one; a downgrade waits for the next cycle start.
  */
@@ -60,7 +60,7 @@ export async function changePlan(em: EntityManager, accountId: number, plan: Pla
   });
 }
 
-/** What an upgrade to `plan` at `now` gives (DECISIONS.md "Plans"): the unused credits kept, plus the new plan's prorated over the cycle's rest. */
+/** What an upgrade to `plan` at `now` gives (docs/decisions.md#plans): the unused credits kept, plus the new plan's prorated over the cycle's rest. */
 export function upgradeCredits(account: IAccount, plan: PlanName, now: Date): { unused: number; prorated: number; limitAfter: number } {
   const unused = Math.max(0, account.creditLimit - account.creditsUsed);
   const cycle = billingCycleAt(account.billingAnchor, now);

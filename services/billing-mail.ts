@@ -4,7 +4,7 @@ import { planLabel } from '../domain/plans.ts';
 import { enqueueMail } from './mail-outbox.ts';
 
 /**
- * A failed payment e-mails the owner (DECISIONS.md "Plans"), through the
+ * A failed payment e-mails the owner (docs/decisions.md#plans), through the
  * outbox in the webhook's transaction: one mail per invoice, however often
  * Stripe delivers the event or retries the charge.
  */

@@ -9,8 +9,8 @@ import { isResourceMissing, type BilledInvoice, type StripeBilling, type Subscri
 import { upgradeLockedAccount } from './accounts.ts';
 import { lockAccount } from './credits.ts';
 
-// Stripe's webhooks are the only way plans and credits change (DECISIONS.md
-// "Plans"). Events arrive late, twice, or out of order, so an event is only a
+// Stripe's webhooks are the only way plans and credits change (docs/decisions.md#plans,
+// docs/billing.md#how-plans-and-credits-change). Events arrive late, twice, or out of order, so an event is only a
 // nudge: the subscription and its paid invoices are read again from Stripe, one
 // event of an account at a time, and the account follows what Stripe billed,
 // invoice by invoice in Stripe's order, then what the subscription says now.
@@ -132,10 +132,10 @@ export async function applyStripeEvent(
     const account = await lockAccount(tx, found.id, at);
     if (!account.stripeCustomerId && refs.customerId) account.stripeCustomerId = refs.customerId;
     if (subscription) syncSubscription(tx, billing, account, subscription, billed, at);
-    // A plan below Growth pauses the CRM integrations, with that reason (DECISIONS.md "CRM integration").
+    // A plan below Growth pauses the CRM integrations, with that reason (docs/decisions.md#crm-integration).
     const crmPaused = PLANS[planBefore].hasCrmIntegration && !PLANS[account.plan].hasCrmIntegration;
     if (crmPaused) await pauseAccountIntegrations(tx, account.id, 'plan', at);
-    // A failed renewal e-mails the owner (DECISIONS.md "Plans"). A declined upgrade
+    // A failed renewal e-mails the owner (docs/decisions.md#plans). A declined upgrade
     // is told on the page that asked for it (services/billing.ts `upgrade`).
     if (event.type === 'invoice.payment_failed' && event.data.object.billing_reason === 'subscription_cycle') {
       await notifyPaymentFailed(tx, { account, invoiceId: event.data.object.id!, plan: account.plan });
@@ -190,7 +190,7 @@ export function syncSubscription(em: EntityManager, billing: StripeBilling, acco
 /**
  * One paid invoice, as it moved plan and credits when Stripe was paid: the
  * first starts the subscription, a renewal starts its period, a mid-period
- * change to a higher price upgrades as of its payment (DECISIONS.md "Plans":
+ * change to a higher price upgrades as of its payment (docs/decisions.md#plans:
  * upgrades take effect when the payment succeeds). What the account already
  * reflects (an earlier period, a plan it already has) is passed over.
  */
@@ -219,8 +219,8 @@ function pendingPlanOf(billing: StripeBilling, account: IAccount, sub: Subscript
 }
 
 /**
- * Free → paid: the cycle now follows the subscription's period (DECISIONS.md
- * "Plans"); the whole period is ahead, so the new plan's credits come in full,
+ * Free → paid: the cycle now follows the subscription's period
+ * (docs/decisions.md#plans); the whole period is ahead, so the new plan's credits come in full,
  * plus the unused credits of the Free cycle.
  */
 function startSubscription(em: EntityManager, account: IAccount, sub: SubscriptionState, plan: PlanName, periodStart: Date): void {

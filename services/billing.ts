@@ -175,7 +175,7 @@ export async function revokePendingChange(em: EntityManager, billing: Billing, a
 }
 
 /**
- * Account deletion (DECISIONS.md "Data"): the subscription ends at once, so no
+ * Account deletion (docs/decisions.md#retention-and-account-deletion): the subscription ends at once, so no
  * further payment is taken. Nothing to do on Free. The webhook that follows
  * records the end (back to Free, a ledger row) like any other.
  */

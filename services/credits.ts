@@ -19,7 +19,7 @@ export async function lockAccount(em: EntityManager, accountId: number, now: Dat
   const account = await em.findOneOrFail(Account, accountId, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   const planBefore = account.plan;
   rollBillingCycle(em, account, now);
-  // A pending downgrade below Growth taking effect pauses the CRM integrations (DECISIONS.md "CRM integration");
+  // A pending downgrade below Growth taking effect pauses the CRM integrations (docs/decisions.md#crm-integration);
   // their Schedules follow at the next reconcile, and a run refuses to start on such a plan meanwhile.
   if (PLANS[planBefore].hasCrmIntegration && !PLANS[account.plan].hasCrmIntegration) await pauseAccountIntegrations(em, account.id, 'plan', now);
   return account;
@@ -72,7 +72,7 @@ export async function consumeCredit(em: EntityManager, account: IAccount, resear
 }
 
 /**
- * Gives back the credit of a failed job (spec §8.2), once: a second call for the
+ * Gives back the credit of a failed job (docs/api.md#refunds), once: a second call for the
  * same job finds the refund row and changes nothing. A refund that lands in a
  * later cycle is recorded but cannot raise credits already reset.
  */

@@ -1,4 +1,4 @@
-// One HubSpot connection per account (DECISIONS.md "CRM integration"): the
+// One HubSpot connection per account (docs/decisions.md#crm-integration): the
 // consent `state` (bound to the dashboard session, single-use), the grant
 // kept encrypted, access tokens refreshed before they expire with one
 // refresh at a time per connection, whatever refresh token comes back kept;
@@ -13,7 +13,7 @@ import { crmConnectionLostEmail } from '../integrations/mail/templates/crm.ts';
 import { enqueueMail } from './mail-outbox.ts';
 
 const STATE_TTL_MS = 10 * 60_000;
-/** Refresh this long before expiry (research/hubspot.md §1: about 5 minutes early). */
+/** Refresh this long before expiry (docs/crm.md#tokens: about 5 minutes early). */
 export const REFRESH_EARLY_MS = 5 * 60_000;
 
 export interface CrmConnectionView {

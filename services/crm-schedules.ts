@@ -1,9 +1,9 @@
-// One Temporal Schedule per product integration (DESIGN.md "CRM sync"): it
+// One Temporal Schedule per product integration (docs/architecture.md#crm-sync): it
 // holds only when a run starts (cadence and UTC hour, jitter up to 10
 // minutes) and whether it is paused; every other setting is read from
 // PostgreSQL when the run starts. Brought in line with the database after
 // every change and at worker start; spec and paused state go in one update
-// (research/dashboard.md §7). Overlapping runs are skipped.
+// (docs/crm.md#the-schedule). Overlapping runs are skipped.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type CalendarSpec, type DayOfWeek } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';

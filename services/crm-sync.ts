@@ -1,4 +1,4 @@
-// The steps of a CRM sync run (DECISIONS.md "CRM integration"), each
+// The steps of a CRM sync run (docs/decisions.md#crm-integration), each
 // idempotent so that an activity retried after a crash repeats nothing that
 // shows: the run row is keyed by the run's workflow id; candidates are
 // claimed in a ledger per (product, portal, contact), which also keeps a

@@ -10,7 +10,7 @@ import type { DecisionMakerProfile } from '../domain/enrichment.ts';
 import type { Language } from '../domain/languages.ts';
 import type { CompanyOutcome, ProspectOutcome, ResearchOutcome } from '../domain/research-pipeline.ts';
 
-// The cache of spec §8.4 lives in the prospect, company and decision-maker
+// The stored results of docs/api.md#freshness live in the prospect, company and decision-maker
 // rows, scoped to (account, product). Refreshed parts overwrite what was there.
 
 /** A cached company row with its decision makers, as stored. */

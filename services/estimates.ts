@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PROSPECT_TTL_DAYS, freshSince } from '../domain/cache-policy.ts';
 
-// DECISIONS.md: estimated_seconds is the median of the account's recent real
+// docs/decisions.md#the-estimate: estimated_seconds is the median of the account's recent real
 // completion times, else the global median, else 30; 2 for a likely cache hit.
 export const DEFAULT_ESTIMATE_SECONDS = 30;
 export const CACHE_HIT_ESTIMATE_SECONDS = 2;

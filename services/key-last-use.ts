@@ -4,7 +4,7 @@ const WRITE_INTERVAL_MS = 60_000;
 
 /**
  * Records when each key was last used, at most once a minute per key and
- * process (DECISIONS.md "The dashboard"): a write on every request would put a
+ * process (docs/decisions.md#the-dashboard): a write on every request would put a
  * row lock on the hot path, and minute resolution is what a person reads.
  */
 export class KeyLastUse {

@@ -16,8 +16,7 @@ export interface MailToEnqueue {
 
 /**
  * Writes a mail to the outbox inside the caller's transaction, so it goes out
- * if and only if the caller's change commits (DESIGN.md "Billing, e-mail and
- * the account's life"). A second mail with the same dedupe key is ignored.
+ * if and only if the caller's change commits (docs/mail.md#the-outbox). A second mail with the same dedupe key is ignored.
  * True when this call added it. After the commit, `nudgeMailOutbox` sends it
  * at once; otherwise the outbox Schedule sends it within a minute.
  */

@@ -11,7 +11,7 @@ import { consumeCredit, lockAccount, refundCredit, type CreditRefusal } from './
 import type { UsageAlertSettings } from './usage-alerts.ts';
 import { recordResearchJob } from './workflow-start-outbox.ts';
 
-/** DECISIONS.md: the same Idempotency-Key and body within 24 h returns the first job. */
+/** docs/api.md#compatible-extensions: the same Idempotency-Key and body within 24 h returns the first job. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type Submission =
@@ -23,8 +23,8 @@ export type Submission =
 
 /**
  * Records a research job, the intent to start its workflow, and takes its
- * credit, in one transaction (DECISIONS.md: never more than the limit under
- * any concurrency; an accepted job runs). The account row lock also
+ * credit, in one transaction (docs/decisions.md#credits: never more than the limit under
+ * any concurrency; docs/decisions.md#an-accepted-job-runs). The account row lock also
  * serialises concurrent requests that share an Idempotency-Key.
  */
 export async function submitResearchJob(
@@ -103,7 +103,7 @@ export function completedReplyJson(researchId: string, reply: StoredResearchRepl
 
 /**
  * Ends a running job `failed` and refunds its credit in the same transaction
- * (spec §8.2: `internal_error` and `timeout` are refunded). Safe to repeat.
+ * (docs/api.md#refunds: `internal_error` and `timeout` are refunded). Safe to repeat.
  */
 export async function failJob(em: EntityManager, researchId: string, failure: ResearchFailure, now: Date): Promise<boolean> {
   const { hasFailed, isRefunded } = await em.transactional(async (tx) => {

@@ -7,7 +7,7 @@ import {
   type PurgeBatch,
 } from '../domain/retention.ts';
 
-// The purge's SQL (DECISIONS.md "Data"). Every step selects what is still
+// The purge's SQL (docs/operations.md#the-purge). Every step selects what is still
 // there, so a step cut off anywhere (worker killed, activity retried) is
 // finished by the next call and nothing is deleted twice: a job's history is
 // deleted (and marked) before its row, and rows go by single statements.

@@ -21,7 +21,7 @@ export function usageAlertDedupeKey(accountId: number, cycleStart: Date, thresho
 }
 
 /**
- * DECISIONS.md "Plans": alerts at 75 % and 95 % of the limit in force, each at
+ * docs/decisions.md#plans: alerts at 75 % and 95 % of the limit in force, each at
  * most once per cycle, to the account e-mail unless turned off; when one credit
  * crosses both, only the 95 % mail goes out and both count as sent; refunds do
  * not re-arm. Runs in the credit's transaction, on the account row it locked.

@@ -4,7 +4,7 @@ import type { IResearchJob } from '../db/entities/research-job.ts';
 import type { ResearchRequest } from '../domain/research-request.ts';
 
 /**
- * The outbox of workflow starts (DECISIONS.md: an accepted job runs). A job is
+ * The outbox of workflow starts (docs/decisions.md#an-accepted-job-runs). A job is
  * recorded together with the intent to start its workflow, in the transaction
  * that takes its credit: `workflow_started_at` stays null until the workflow
  * exists. Whoever records the job tries to start it at once; the relay
@@ -19,7 +19,7 @@ export interface NewResearchJob {
   productId: number | null;
   apiKeyId: number | null;
   request: ResearchRequest;
-  /** The 3-minute deadline counts from here, however late the workflow starts (spec §3). */
+  /** The 3-minute deadline counts from here, however late the workflow starts (docs/api.md#job-states). */
   submittedAt: Date;
   idempotencyKey?: string | null;
   requestHash?: string | null;
