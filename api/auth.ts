@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.ts';
 import { findActiveKey, type AuthenticatedKey } from '../services/api-keys.ts';
 
 /**
- * Checks 1–2 of DECISIONS.md, in order: no header → `missing_api_key`; no token
+ * Checks 1–2 of docs/decisions.md#the-order-of-checks, in order: no header → `missing_api_key`; no token
  * after `Bearer` → `missing_key_id`. Returns the presented token.
  */
 export function bearerToken(ctx: Context): string {
@@ -19,7 +19,7 @@ export function bearerToken(ctx: Context): string {
 /** Check 3: an unknown, malformed or revoked key. */
 export const invalidKey = () => new AppError('invalid_key', 'The API key is unknown or revoked.');
 
-/** Checks 1–3 of DECISIONS.md, in order. */
+/** Checks 1–3 of docs/decisions.md#the-order-of-checks, in order. */
 export async function authenticate(ctx: Context, em: EntityManager): Promise<AuthenticatedKey> {
   const apiKey = await findActiveKey(em, bearerToken(ctx));
   if (!apiKey) throw invalidKey();

@@ -19,7 +19,7 @@ export interface ApiDeps {
   config: Config;
   logger: Logger;
   clock: () => Date;
-  /** Records a key's last use, at most once a minute (DECISIONS.md "The dashboard"). */
+  /** Records a key's last use, at most once a minute (docs/decisions.md#the-dashboard). */
   keyLastUse: KeyLastUse;
   /** The address users reach the app at (PUBLIC_URL): the base of links in e-mails, never taken from a request's Host. */
   publicUrl: string;
@@ -31,7 +31,7 @@ export interface ApiDeps {
   isDraining?: () => boolean;
 }
 
-/** Koa state of every request: a request-scoped EntityManager (STYLE.md habit 8). */
+/** Koa state of every request: a request-scoped EntityManager (docs/architecture.md#one-entitymanager-per-request). */
 export interface RequestState {
   em: EntityManager;
 }

@@ -14,7 +14,7 @@ export function errorMiddleware(logger: Logger): Middleware {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'No such endpoint.');
       // The router answers 501 to methods it does not know (TRACE, QUERY, …); a 5xx
-      // would tell clients to retry (spec §7.4), so every unsupported method is 405.
+      // would tell clients to retry (docs/api.md#retry-advice), so every unsupported method is 405.
       if (ctx.status === 405 || ctx.status === 501) {
         const allow = ctx.response.get('allow');
         throw new AppError('method_not_allowed', `${ctx.method} is not supported here${allow ? `; use ${allow}` : ''}.`);

@@ -11,7 +11,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Reads a JSON request body of at most 64 KiB. Returns `undefined` when the body
  * is declared as another type (a form, text), or is empty, not UTF-8 or not
  * JSON; the caller decides which error that is (for `POST /research`,
- * `missing_email`: DECISIONS.md, the spec lists no 415). A key given twice in
+ * `missing_email`: docs/decisions.md#error-bodies, there is no 415). A key given twice in
  * one object is 400 `invalid_request` naming it (`field`), whatever the caller
  * would make of it.
  */

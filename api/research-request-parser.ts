@@ -8,7 +8,7 @@ import { HINT_FIELDS, MAX_HINT_LENGTH, type ResearchRequest } from '../domain/re
 // smuggle headers or log lines into systems the hints travel to.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
-/** Checks 5–6 of DECISIONS.md plus hint types; returns the normalised request. */
+/** Checks 5–6 of docs/decisions.md#the-order-of-checks plus hint types; returns the normalised request. */
 export function parseResearchRequest(body: unknown): ResearchRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('missing_email', 'Send a JSON object with an "email" field, with Content-Type: application/json.');
@@ -45,7 +45,7 @@ export function parseResearchRequest(body: unknown): ResearchRequest {
  * An internationalised domain (`anna@müller.de`) in its ASCII form
  * (`anna@xn--mller-kva.de`), so that both spellings are one prospect in the
  * cache and the providers get the form DNS knows. The local part must be ASCII
- * anyway (DECISIONS.md: common mailbox practice); an unconvertible domain is left
+ * anyway (docs/decisions.md#e-mail-addresses: common mailbox practice); an unconvertible domain is left
  * for the syntax check to refuse.
  */
 function asciiDomain(email: string): string {

@@ -11,7 +11,7 @@ import type { ApiDeps } from './deps.ts';
 const notFound = () => new AppError('not_found', 'No research job with this id.');
 
 /**
- * The reply of `GET /research-status/{id}` (spec §4.2) for a job row already
+ * The reply of `GET /research-status/{id}` (docs/api.md#get-research-statusresearch_id) for a job row already
  * read, as JSON text: a completed reply is sent as the text (or bytes) it was stored as.
  */
 export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId: number, job: JobStatusRow | null): Promise<string | Buffer> {
@@ -23,7 +23,7 @@ export async function researchStatus(deps: ApiDeps, em: EntityManager, accountId
   const submittedAt = new Date(job.submitted_at);
   if (now.getTime() - submittedAt.getTime() > deps.config.researchOverdueAfterMs) {
     // The workflow enforces the deadline itself; a job still running here lost
-    // its workflow or waits in a backlog: spec §3 says it has failed. (If it
+    // its workflow or waits in a backlog: docs/api.md#job-states says it has failed. (If it
     // ended meanwhile, failJob changes nothing and the re-read shows how.)
     if (await failJob(em.fork(), job.id, 'timeout', now)) await cancelResearchWorkflow(deps.temporal, job.id);
     return researchStatus(deps, em, accountId, await findJobStatus(em, accountId, job.id));

@@ -1,4 +1,4 @@
-// The one way configuration is read from the environment (STYLE.md habit 7).
+// The one way configuration is read from the environment (docs/architecture.md#configuration-is-read-once).
 //
 //   loadDotEnv()                      the root `.env` into process.env; variables already set win
 //   parseEnv(ZFooEnv, env)            a z.object of variables → typed values, or a ConfigError

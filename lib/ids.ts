@@ -14,7 +14,7 @@ export function newResearchId(): string {
   return `res_${researchSuffix()}`;
 }
 
-/** Spec §5.2: `svc_live_` followed by 42 random characters (~250 bits). */
+/** docs/api.md#authentication: `svc_live_` followed by 42 random characters (~250 bits). */
 export function newApiKey(): string {
   return `${API_KEY_PREFIX}${apiKeySecret()}`;
 }

@@ -7,7 +7,7 @@ import { API_KEY_PATTERN, API_KEY_PREFIX, newApiKey } from '../lib/ids.ts';
 
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
 
-/** SHA-256 suffices for a key of ~250 random bits (DECISIONS.md "Identifiers"). */
+/** SHA-256 suffices for a key of ~250 random bits (docs/decisions.md#identifiers). */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -26,7 +26,7 @@ export class KeyLimitReached extends Error {
   }
 }
 
-/** Creates a key, with a new product context when one is given (spec §5.3, §5.6). */
+/** Creates a key, with a new product context when one is given (docs/api.md#authentication). */
 export async function createApiKey(
   em: EntityManager,
   input: { accountId: number; productContext: ProductContext | null },

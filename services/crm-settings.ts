@@ -1,4 +1,4 @@
-// A product's CRM settings (spec §1.1's table), validated on the server with
+// A product's CRM settings (docs/crm.md#what-a-sync-does), validated on the server with
 // one message per field, kept in PostgreSQL; the Schedule follows them
 // (services/crm-schedules.ts). Settings edited during a run apply to the
 // next: a run reads them once, when it starts.

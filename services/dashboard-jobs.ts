@@ -48,7 +48,7 @@ export async function listJobs(em: EntityManager, account: IAccount, filter: TJo
   };
 }
 
-/** One job of the account, or null (another account's id is unknown here, spec §4.2). */
+/** One job of the account, or null (another account's id is unknown here, docs/decisions.md#the-dashboard). */
 export async function jobDetail(em: EntityManager, temporal: Client, account: IAccount, jobId: string): Promise<JobDetail | null> {
   const rows = await em.getConnection().execute<Array<Record<string, unknown>>>(
     `select j.id, j.email, j.status, j.error, j.api_key_id, j.submitted_at, j.completed_at, j.request, j.completed_reply,
@@ -76,7 +76,7 @@ export async function jobDetail(em: EntityManager, temporal: Client, account: IA
 
 const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
 
-/** DECISIONS.md: a running job's progress is read through the workflow's query. */
+/** docs/decisions.md#the-dashboard: a running job's progress is read through the workflow's query. */
 async function readProgress(temporal: Client, researchId: string): Promise<ResearchProgress | null> {
   try {
     const query = temporal.workflow.getHandle(researchId).query<ResearchProgress>(PROGRESS_QUERY);

@@ -52,7 +52,7 @@ export async function revokeAccountKey(em: EntityManager, account: IAccount, key
   return true;
 }
 
-/** Edits a product context of the account; future jobs only (cached rows are not rewritten, spec §5.4). */
+/** Edits a product context of the account; future jobs only (cached rows are not rewritten, docs/api.md#authentication). */
 export async function updateProductContext(em: EntityManager, account: IAccount, productId: number, input: TProductContext): Promise<boolean> {
   const product = await em.findOne(ProductContextRow, { id: productId, account: account.id });
   if (!product) return false;

@@ -24,7 +24,7 @@ export interface ReplyInput {
   now: Date;
 }
 
-/** The completed reply (spec §2.2–2.4) from the stored rows; plan rules decide what is shown. */
+/** The completed reply (docs/api.md#the-result) from the stored rows; plan rules decide what is shown. */
 export function buildStoredReply(input: ReplyInput): StoredResearchReply {
   const data: ResearchData = {
     prospect: prospectData(input.prospectRow, input.email),
@@ -42,7 +42,7 @@ function prospectData(row: IProspectRow, email: string): ResearchData['prospect'
   return {
     id: row.id,
     name: profile?.fullName ?? null,
-    // Always English (DECISIONS.md): without the AI step's translation there is no title to show.
+    // Always English (docs/decisions.md#data-and-ai): without the AI step's translation there is no title to show.
     // The model's spelling gets the same display case as every provider title (domain/display-text.ts).
     title: displayTitle(insights?.titleEnglish),
     company: profile?.companyName ?? null,
@@ -92,7 +92,7 @@ function postsData(posts: SocialPost[], summaries: string[] | undefined) {
   }));
 }
 
-/** Spec §2.3: at most 3 items, at most 12 months old on the day of the reply. */
+/** docs/api.md#the-company: at most 3 items, at most 12 months old on the day of the reply. */
 function newsData(news: NewsArticle[], summaries: string[] | undefined, now: Date) {
   const oldest = new Date(now);
   oldest.setUTCMonth(oldest.getUTCMonth() - NEWS_MAX_AGE_MONTHS);

@@ -16,7 +16,7 @@ function isDailyAtPurgeTime(description: ScheduleDescription): boolean {
 }
 
 /**
- * Creates the daily purge's Schedule (DECISIONS.md "Data"), or brings an
+ * Creates the daily purge's Schedule (docs/operations.md#the-purge), or brings an
  * existing one to this time and task queue; visible, pausable and
  * triggerable in the Temporal UI and CLI. The purge runs on the housekeeping
  * task queue (the sweeper's), whose worker holds its activities; the Schedule

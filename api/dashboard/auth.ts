@@ -69,7 +69,7 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
       requireEmailVerification: true,
       minPasswordLength: PASSWORD_MIN_LENGTH,
       maxPasswordLength: PASSWORD_MAX_LENGTH,
-      // DECISIONS.md "The dashboard": a reset ends every other session.
+      // docs/decisions.md#the-dashboard: a reset ends every other session.
       revokeSessionsOnPasswordReset: true,
       sendResetPassword: async ({ user, url }) => {
         await mailer.send(resetPasswordEmail({ to: user.email, url }));

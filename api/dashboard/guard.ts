@@ -19,7 +19,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * State-changing requests must come from the dashboard's own origin: the
  * browser's Origin header (or, without one, Fetch Metadata) says so. Session
- * cookies are SameSite=Lax already; this closes the rest (DESIGN.md).
+ * cookies are SameSite=Lax already; this closes the rest (docs/dashboard.md#how-it-is-built).
  */
 export function sameOriginOnly(config: DashboardConfig): Middleware {
   const origin = new URL(config.publicUrl).origin;

@@ -52,7 +52,7 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** The dashboard's server side: better-auth, and one thin router per page concern (DESIGN.md "The dashboard"). */
+/** The dashboard's server side: better-auth, and one thin router per page concern (docs/architecture.md#the-dashboard). */
 export function createDashboard(deps: DashboardDeps): Dashboard {
   const pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 5 });
   const auth = createDashboardAuth({ pool, config: deps.config, mailer: deps.mailer, accounts: accountLink(deps), logger: deps.logger });

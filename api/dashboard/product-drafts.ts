@@ -12,9 +12,9 @@ import {
 import type { Logger } from '../../lib/logger.ts';
 
 /**
- * Drafts a product context from its page for the key form (spec §5.3), and
+ * Drafts a product context from its page for the key form (docs/decisions.md#the-dashboard), and
  * turns every way that can fail into a reason a person can act on; the form
- * then stays empty to fill by hand (DECISIONS.md "The dashboard").
+ * then stays empty to fill by hand (docs/dashboard.md#product-pages-to-try-offline).
  */
 export function createProductContextDrafter(env: NodeJS.ProcessEnv, logger: Logger): (url: string) => Promise<ProductContext> {
   const config = createAiConfig(env);

@@ -8,7 +8,7 @@ import type { DashboardAuth } from '../auth.ts';
 import { parseBody, type DashboardState } from '../guard.ts';
 
 /**
- * Account deletion, confirmed with the password (DECISIONS.md "Data"): keys
+ * Account deletion, confirmed with the password (docs/operations.md#account-deletion): keys
  * revoked, sign-in refused, subscription ended and sessions ended at once;
  * the daily purge deletes the rest and sends the confirmation.
  */

@@ -14,7 +14,7 @@ import { parseBody, type DashboardState } from '../guard.ts';
 
 /**
  * The Billing page's calls. None of them changes a plan or a credit: Stripe's
- * verified webhooks do (DECISIONS.md "Plans"); a redirect back from Checkout
+ * verified webhooks do (docs/decisions.md#plans); a redirect back from Checkout
  * only shows that the payment is being confirmed.
  */
 export function billingRouter(deps: { billing: Billing; publicUrl: string; clock: () => Date }): Router<DashboardState> {

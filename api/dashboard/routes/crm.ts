@@ -26,7 +26,7 @@ export interface CrmRouteDeps {
 export const CRM_CALLBACK_PATH = '/app/api/crm/callback';
 
 /**
- * The CRM page's API (spec §1.1; DECISIONS.md "CRM integration"): the
+ * The CRM page's API (docs/crm.md; docs/decisions.md#crm-integration): the
  * account's HubSpot connection (connect through HubSpot's consent page,
  * disconnect), each product's settings, its next run, "Run now", a preview
  * of the next run's contacts, and the last runs with their contacts.

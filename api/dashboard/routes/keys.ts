@@ -34,7 +34,7 @@ export function keysRouter(deps: KeysRouteDeps): Router<DashboardState> {
     try {
       const created = await createApiKey(ctx.state.em, { accountId: ctx.state.account.id, productContext });
       ctx.status = 201;
-      // The only reply that ever carries the key (spec §5.3: displayed once).
+      // The only reply that ever carries the key (docs/api.md#authentication: shown once).
       ctx.body = { key: created.key, keyId: created.keyId, productId: created.productId };
     } catch (error) {
       if (error instanceof KeyLimitReached) {

@@ -33,7 +33,7 @@ const ZNewEndpoint = z.object({ url: z.string().trim().min(1).max(2048), events:
 const ZEndpointChange = z.object({ events: ZEvents.optional(), isPaused: z.boolean().optional() });
 
 /**
- * The Webhooks page's API (DECISIONS.md "Compatible extensions"): endpoints
+ * The Webhooks page's API (docs/webhooks.md#endpoints): endpoints
  * (https, resolving to no private address), their events, pause and resume,
  * the signing secret on demand and its rotation, a test event, and each
  * endpoint's deliveries, page by page, with "Resend". No list reply carries a secret.
