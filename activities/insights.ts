@@ -10,7 +10,7 @@ export interface InsightsDeps {
 export function createInsightsActivities({ generator }: InsightsDeps) {
   return {
     /**
-     * Spec §8.2/§8.4: when the model stays unusable the job still completes with
+     * docs/api.md#refunds, docs/api.md#freshness: when the model stays unusable the job still completes with
      * the AI fields null and no refund; that is a result, not an error.
      */
     async generateInsights(input: InsightsInput): Promise<InsightsResult | null> {

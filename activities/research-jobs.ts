@@ -39,7 +39,7 @@ export async function planCompanyOfJob({ orm, clock }: ResearchJobDeps, research
 /** Activities that read and write the job and its cached data (each forks its own EntityManager; reads in services/research-job-reads.ts). */
 export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
   return {
-    /** `queued` → `processing`, then the cache plan of spec §8.4; a full cache hit ends the job here. */
+    /** `queued` → `processing`, then the freshness plan of docs/api.md#freshness; a full cache hit ends the job here. */
     async startResearch(researchId: string): Promise<ResearchPlan> {
       const em = orm.em.fork();
       const now = clock();
@@ -78,7 +78,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
         company,
       };
       // A full cache hit is answered here, from the rows just read: one round
-      // trip through Temporal instead of two, and nothing to store (spec §8.4:
+      // trip through Temporal instead of two, and nothing to store (docs/api.md#freshness:
       // a hit completes quickly). The reply is the one finishResearch would build.
       if (!jobHasEnded && prospectRow && isFullCacheHit(plan)) {
         const reply = buildStoredReply({
@@ -114,7 +114,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       });
     },
 
-    /** Ends the job `failed` and refunds its credit (spec §8.2). */
+    /** Ends the job `failed` and refunds its credit (docs/api.md#refunds). */
     async failResearch(researchId: string, failure: ResearchFailure): Promise<void> {
       await failJob(orm.em.fork(), researchId, failure, clock());
     },
@@ -122,7 +122,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
 }
 
 /**
- * The company known before the person is found. Spec §4.1: a company page URL
+ * The company known before the person is found. docs/api.md#post-research: a company page URL
  * given by the caller overrides detection, so the e-mail domain is then left
  * out of the lookup (providers match a domain first) and of the cache key.
  */

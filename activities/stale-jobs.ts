@@ -17,11 +17,11 @@ const BATCH_SIZE = 200;
 export function createStaleJobActivities({ orm, clock, temporal, staleAfterMs }: StaleJobDeps) {
   return {
     /**
-     * Spec §3: a job in `processing` for more than 3 minutes becomes `failed`.
+     * docs/api.md#job-states: a job in `processing` for more than 3 minutes becomes `failed`.
      * The workflow enforces that itself; a job still running past deadline +
      * grace has lost its workflow (never started because the API died,
      * terminated) or waits in a backlog. Either way it ends `failed`/`timeout`
-     * with its refund (DECISIONS.md backstop) — a late `finishResearch` cannot
+     * with its refund (docs/decisions.md#the-deadline, the backstop) — a late `finishResearch` cannot
      * complete an ended job — and a still-running workflow is asked to stop.
      * Returns how many jobs it failed.
      */

@@ -12,7 +12,7 @@ export interface WebhookDeliveryDeps {
   clock: () => Date;
 }
 
-/** Answers worth another attempt (DECISIONS.md): 408, 429, any 5xx; 3xx too, since redirects are not followed. */
+/** Answers worth another attempt (docs/webhooks.md#delivery): 408, 429, any 5xx; 3xx too, since redirects are not followed. */
 function isRetryableStatus(statusCode: number): boolean {
   return statusCode === 408 || statusCode === 429 || statusCode >= 500 || (statusCode >= 300 && statusCode < 400);
 }

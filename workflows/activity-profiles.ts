@@ -1,7 +1,7 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../domain/research-contract.ts';
 
-// Named activity option profiles (STYLE.md habit 3), every field spelled out.
+// Named activity option profiles (docs/architecture.md#activity-option-profiles-and-failure-types), every field spelled out.
 
 /** Database work is quick and worth retrying through a PostgreSQL restart. */
 const databaseRetry = {

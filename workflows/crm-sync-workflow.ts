@@ -15,7 +15,7 @@ const WRITES_IN_FLIGHT = 4;
 
 /**
  * Runs from this patch on write each contact back as soon as its research
- * ends (DESIGN.md "CRM sync": the contact's child writes its properties and
+ * ends (docs/architecture.md#crm-sync: the contact's child writes its properties and
  * note), so the write-back overlaps the research instead of following it,
  * stop taking contacts once a write-back fails for good, and research
  * CRM_RUN_CONTACTS_IN_FLIGHT contacts at once. Runs started before it replay
@@ -34,7 +34,7 @@ export interface ContactResearch {
 /**
  * Researches the taken contacts: one child research workflow and one credit
  * per contact (source `crm`), ids that make a contact's research happen once
- * however often the run is retried (DESIGN.md "Many jobs at once"). This is
+ * however often the run is retried (docs/architecture.md#many-jobs-at-once-crm-runs-and-lists). This is
  * the shared fan-out's job (workflows/research-fanout.ts); the run only needs
  * the outcome per contact and whether credits ran out.
  */
@@ -45,7 +45,7 @@ export type ResearchContacts = (
 ) => Promise<{ outcomes: ContactResearch[]; creditsUsed: number; outOfCredits: boolean }>;
 
 /**
- * One CRM sync run (DESIGN.md "CRM sync"): the settings read once, the
+ * One CRM sync run (docs/crm.md#how-a-run-works): the settings read once, the
  * product's properties made sure of, candidates searched and claimed, the
  * taken contacts researched through `researchContacts`, then written back
  * (properties with status `completed` last, one note, one chat follow-up).

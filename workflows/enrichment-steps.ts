@@ -6,14 +6,14 @@ export type { CompanyState, PersonPostsState, PersonState } from '../domain/enri
 
 /**
  * A company that no company endpoint knows is taken from the person's record of
- * their employer. Runs recorded before it replay without it (STYLE.md "Known traps").
+ * their employer. Runs recorded before it replay without it (docs/architecture.md#temporal-traps).
  */
 const COMPANY_FROM_EMPLOYER_PATCH = 'company-from-employer-when-company-endpoints-miss';
 
 /**
  * The enrichment chains over one activity per part, as runs recorded before
  * issue 21 did them (they replay on this path; new runs use `lookupParts`).
- * Optional parts degrade to null instead of failing the job (DESIGN.md); only
+ * Optional parts degrade to null instead of failing the job (docs/architecture.md#the-research-path); only
  * the deadline's cancellation passes through.
  */
 export function perPartRunner(

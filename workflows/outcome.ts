@@ -31,7 +31,7 @@ export function insightsInputFor(
 
 /**
  * Merges fresh and cached parts. A half the model was asked for but could not
- * write is stored as null, so the next request regenerates it (spec §8.4).
+ * write is stored as null, so the next request regenerates it (docs/api.md#freshness).
  */
 export function buildOutcome(
   plan: ResearchPlan,

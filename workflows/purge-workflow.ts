@@ -32,7 +32,7 @@ const STEPS: Array<(input: PurgeStepInput) => Promise<PurgeBatch>> = [
 const STEPS_PER_RUN = 300;
 
 /**
- * The daily purge (DECISIONS.md "Data"), run by a Temporal Schedule
+ * The daily purge (docs/operations.md#the-purge), run by a Temporal Schedule
  * (worker/purge-schedule.ts): research logs after 12 months, error logs after
  * 6, and the data of deleted accounts. Every step selects what is still
  * there, so the purge is idempotent; the result counts what this run (with

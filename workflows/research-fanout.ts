@@ -30,8 +30,8 @@ export interface FanoutControl {
 }
 
 /**
- * Researches the items with at most `inFlight` of them at once (DESIGN.md
- * "Many jobs at once"; Temporal's batch sliding-window sample): per item, one
+ * Researches the items with at most `inFlight` of them at once
+ * (docs/architecture.md#many-jobs-at-once-crm-runs-and-lists; Temporal's batch sliding-window sample): per item, one
  * step records its research job and takes its credit (source `list` or `crm`,
  * the same rules as `POST /research`), then the job runs as this workflow's
  * child `researchWorkflow` (workflow id = research id) on the research task

@@ -25,7 +25,7 @@ const local = proxyLocalActivities<Activities>(dbLocal);
 
 /**
  * Runs started before this change scheduled `startResearch` as a regular
- * activity; `patched()` keeps them replaying (STYLE.md "Known traps").
+ * activity; `patched()` keeps them replaying (docs/architecture.md#temporal-traps).
  */
 const LOCAL_START_PATCH = 'start-research-local-activity';
 
@@ -53,7 +53,7 @@ const LOCAL_FINISH_PATCH = 'finish-research-local-activity';
 export const progressQuery = defineQuery<ResearchProgress>(PROGRESS_QUERY);
 
 /**
- * One research job (DESIGN.md "The research path"). The 3-minute deadline is
+ * One research job (docs/architecture.md#the-research-path). The 3-minute deadline is
  * enforced here rather than by a server-side timeout, so that the job record
  * and the refund always agree with what the caller sees.
  */

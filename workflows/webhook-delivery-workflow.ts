@@ -25,7 +25,7 @@ const { attemptWebhookDelivery } = proxyActivities<WebhookDeliveryActivities>(at
 const { endWebhookDelivery } = proxyActivities<WebhookDeliveryActivities>(bookkeeping);
 
 /**
- * One delivery of one event to one endpoint (DESIGN.md "Telling callers").
+ * One delivery of one event to one endpoint (docs/architecture.md#completion-webhooks).
  * Started by the dispatcher after the job has ended: the job never waits on it.
  */
 export async function webhookDeliveryWorkflow(deliveryId: string): Promise<DeliveryOutcome> {

@@ -8,7 +8,7 @@ export const Account = defineEntity({
     id: p.integer().primary(),
     ownerEmail: p.string().unique(),
     plan: p.enum(PLAN_NAMES),
-    /** A downgrade waits for the next cycle start (DECISIONS.md "Plans"). */
+    /** A downgrade waits for the next cycle start (docs/decisions.md#plans). */
     pendingPlan: p.enum(PLAN_NAMES).nullable(),
     /** Subscription moment: cycles start on its day each month. */
     billingAnchor: p.datetime(),
@@ -19,13 +19,13 @@ export const Account = defineEntity({
     creditLimit: p.integer(),
     /** Stripe's customer for this account, created before its first Checkout. */
     stripeCustomerId: p.string().nullable().unique(),
-    /** The paid subscription the plan follows (DECISIONS.md "Plans"); null on Free. */
+    /** The paid subscription the plan follows (docs/decisions.md#plans); null on Free. */
     stripeSubscriptionId: p.string().nullable(),
     /** Stripe's status of that subscription (`active`, `past_due`, …), as last read from Stripe. */
     subscriptionStatus: p.string().nullable(),
     /** The better-auth user who owns the account (one owner); null until an operator-made account is claimed. */
     ownerUserId: p.string().nullable(),
-    /** Usage alert e-mails at 75 % and 95 % (DECISIONS.md "Plans"): on by default, off in preferences. */
+    /** Usage alert e-mails at 75 % and 95 % (docs/mail.md#usage-alerts): on by default, off in preferences. */
     usageAlertsEnabled: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
     /** The owner asked to delete the account: its keys are revoked, sign-in refused (services/account-deletion.ts). */

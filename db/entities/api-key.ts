@@ -7,7 +7,7 @@ export const ApiKey = defineEntity({
   properties: {
     id: p.integer().primary(),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
-    /** Null: a key without product context (spec §5.8: it must be regenerated). */
+    /** Null: a key without product context (docs/api.md#authentication: a new key is needed). */
     product: () => p.manyToOne(ProductContextRow).nullable().deleteRule('set null'),
     /** SHA-256 of the full key, hex; the key itself is never stored. */
     keyHash: p.string().length(64).unique(),

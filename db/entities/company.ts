@@ -7,7 +7,7 @@ import type { CompanyInsights } from '../../domain/insights.ts';
 
 /**
  * The cached company of one (company key, account, product): colleagues at the
- * same company share it (DECISIONS.md "Data and AI"). The key is the company
+ * same company share it (docs/decisions.md#data-and-ai). The key is the company
  * domain, or `name:<lower-cased name>` when only a name hint is known.
  */
 export const CompanyRow = defineEntity({

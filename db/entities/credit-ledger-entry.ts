@@ -5,7 +5,7 @@ import { CREDIT_ENTRY_KINDS } from '../../domain/dashboard-replies.ts';
 
 export { CREDIT_ENTRY_KINDS, type CreditEntryKind } from '../../domain/dashboard-replies.ts';
 
-/** Every change of an account's credit balance is one row (DECISIONS.md "Job states, time and money"). */
+/** Every change of an account's credit balance is one row (docs/decisions.md#credits). */
 export const CreditLedgerEntry = defineEntity({
   name: 'CreditLedgerEntry',
   properties: {

@@ -4,7 +4,7 @@ import { Account } from './account.ts';
 /**
  * An e-mail that must go out once (usage alerts, deletion notices, payment
  * failures): written in the transaction that causes it and sent by the outbox
- * activity (DESIGN.md "Billing, e-mail and the account's life").
+ * activity (docs/mail.md#the-outbox).
  */
 export const EmailOutbox = defineEntity({
   name: 'EmailOutbox',

@@ -5,7 +5,7 @@ import { ProductContextRow } from './product-context.ts';
 import type { PersonProfile, SocialPost } from '../../domain/enrichment.ts';
 import type { ProspectInsights } from '../../domain/insights.ts';
 
-/** The cached prospect of one (e-mail, account, product) (spec §8.4 cache scope). */
+/** The cached prospect of one (e-mail, account, product) (docs/api.md#freshness). */
 export const ProspectRow = defineEntity({
   name: 'ProspectRow',
   tableName: 'prospect',

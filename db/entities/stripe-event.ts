@@ -3,7 +3,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 /**
  * A Stripe webhook event that has been applied. Its row is written in the
  * transaction of the event's effect, so a retried or replayed delivery finds it
- * and changes nothing (DESIGN.md "Billing, e-mail and the account's life").
+ * and changes nothing (docs/billing.md#how-plans-and-credits-change).
  */
 export const StripeEvent = defineEntity({
   name: 'StripeEvent',

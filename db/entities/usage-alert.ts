@@ -5,7 +5,7 @@ export const USAGE_ALERT_THRESHOLDS = [75, 95] as const;
 export type UsageAlertThreshold = (typeof USAGE_ALERT_THRESHOLDS)[number];
 
 /**
- * A usage threshold an account has passed in a cycle (DECISIONS.md "Plans"):
+ * A usage threshold an account has passed in a cycle (docs/mail.md#usage-alerts):
  * one row per (account, cycle, threshold), written with the credit that crossed
  * it, whether or not an e-mail went out, so that a refund cannot re-arm it.
  */

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * E-mail that must go out once (the outbox) and the usage thresholds passed per
- * cycle (DECISIONS.md "Plans": alerts at 75 % and 95 %, on by default).
+ * cycle (docs/decisions.md#plans: alerts at 75 % and 95 %, on by default).
  */
 export class Migration20261123162000 extends Migration {
   override name = 'Migration20261123162000';

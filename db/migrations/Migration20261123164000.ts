@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Retention and account deletion (DECISIONS.md "Data"). An account asked to
+ * Retention and account deletion (docs/decisions.md#retention-and-account-deletion). An account asked to
  * be deleted is marked at once; the daily purge deletes its data and leaves
  * the row as a tombstone (`deleted_at`), so ids are never reused. A job's
  * Temporal history may go before its row (a failed job's error details after

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The CRM integration (spec §1.1; DECISIONS.md "CRM integration"): one
+ * The CRM integration (docs/crm.md; docs/decisions.md#crm-integration): one
  * HubSpot connection per account (tokens encrypted), the consent `state`s in
  * flight, settings per product, sync runs with their per-contact outcomes,
  * and a ledger per (product, portal, contact) that makes a contact's

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Completion webhooks (DECISIONS.md "Compatible extensions"): an account's
+ * Completion webhooks (docs/webhooks.md): an account's
  * endpoints, one delivery per (ended job, matching endpoint) and every attempt
  * of each delivery.
  *

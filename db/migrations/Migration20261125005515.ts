@@ -1,11 +1,11 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Cached AI texts remember the language they were written in (DECISIONS.md
- * "Data and AI"; issue 16 §1). Rows written before this column are left null:
+ * Cached AI texts remember the language they were written in
+ * (docs/decisions.md#data-and-ai; issue 16 §1). Rows written before this column are left null:
  * their language is unknown (an account may have changed it since), so the
  * next job that reads them regenerates their AI texts once, asking no provider
- * (spec §8.4 `needsAI`).
+ * (docs/api.md#freshness, `needsAI`).
  */
 export class Migration20261125005515 extends Migration {
   override name = 'Migration20261125005515';

@@ -13,7 +13,7 @@ export type AiFailureReason = (typeof AI_FAILURE_REASONS)[number];
 /**
  * The one error the AI step rejects with. Identified by `name` (not by class),
  * so that it survives serialisation into a Temporal failure; the pipeline then
- * completes with AI fields null (spec §8.2).
+ * completes with AI fields null (docs/api.md#refunds).
  */
 export class AiUnavailable extends Error {
   readonly reason: AiFailureReason;

@@ -7,7 +7,7 @@ export type RepairOutcome<T> = { ok: true; value: T; trimmedPaths: string[] } | 
  * from. Lists that are too long are cut to size (the first items are the ones
  * the model ranked first); anything else — too few items, a wrong type, a blank
  * text — is reported as a problem for one corrective retry. A wrong answer is
- * never passed on (DECISIONS.md "Data and AI": list sizes are exact).
+ * never passed on (docs/decisions.md#data-and-ai: list sizes are exact).
  */
 export function repairAnswer<T>(schema: z.ZodType<T>, answer: unknown): RepairOutcome<T> {
   const draft: unknown = structuredClone(answer);

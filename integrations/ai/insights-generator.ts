@@ -21,7 +21,7 @@ export function createInsightsGeneratorFromClient(client: AiClient): InsightsGen
     async generate(input: InsightsInput): Promise<InsightsResult> {
       const person = input.needs.prospect ? input.person : null;
       const company = input.needs.company ? input.company : null;
-      // Both halves start before either is awaited; if one fails the step fails as a whole (spec §8.2).
+      // Both halves start before either is awaited; if one fails the step fails as a whole (docs/api.md#refunds).
       const [prospectAnswer, companyAnswer] = await Promise.all([
         person ? client.complete(prospectRequest(input, person)) : null,
         company ? client.complete(companyRequest(input, company)) : null,

@@ -39,7 +39,7 @@ export interface ProductContextDeps {
 }
 
 /**
- * Drafts a product context (spec §1: name, description, key features, target
+ * Drafts a product context (docs/api.md#authentication: name, description, key features, target
  * customers) from the product's own web page, for the dashboard to prefill.
  * Rejects with PageFetchRefused / PageFetchFailed when the page cannot be read
  * and with AiUnavailable when the model cannot answer.

@@ -54,7 +54,7 @@ export function prospectRequest(input: InsightsInput, person: PersonProfile): St
 }
 
 /**
- * The reply shows `title` in English (DECISIONS.md); a summary that calls the
+ * The reply shows `title` in English (docs/decisions.md#data-and-ai); a summary that calls the
  * same person "Directeur Commercial" beside it reads as two people. When the
  * source title is not the English one, no text may repeat it verbatim.
  */

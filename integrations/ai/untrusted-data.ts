@@ -7,7 +7,7 @@ export const UNTRUSTED_CLOSE_TAG = '</untrusted_data>';
 /**
  * Serialises a payload for the user message. `<`, `>` and `&` are written as
  * JSON escapes so that no text inside (a post, a product description) can close
- * the block early and smuggle instructions outside it (DECISIONS.md: provider
+ * the block early and smuggle instructions outside it (docs/decisions.md#data-and-ai: provider
  * output is untrusted input).
  */
 export function untrustedBlock(payload: unknown): string {

@@ -1,4 +1,4 @@
-// What a HubSpot answer means for us (research/hubspot.md §1 and §6, from
+// What a HubSpot answer means for us (docs/crm.md#hubspots-rules-we-follow, from
 // developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines and
 // the OAuth pages): a dead grant pauses the account's integrations, a bad
 // client is our configuration, 429/423/477/5xx are retried, the rest is a

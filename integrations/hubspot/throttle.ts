@@ -2,7 +2,7 @@
 // everything else: 110 calls per 10 s and 5 searches per second
 // (developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines).
 // The SDK has no limiter unless told, and its limiter is one per process for
-// every portal (research/hubspot.md §7), so this keeps one sliding window per
+// every portal (docs/crm.md#rate-limits), so this keeps one sliding window per
 // portal and kind, a little under the documented figures. A 429 closes the
 // portal's window for as long as HubSpot asks.
 

@@ -22,7 +22,7 @@ export interface Mailer {
 }
 
 /**
- * Failure types as strings (STYLE.md habit 3): `mail_rejected` is a permanent
+ * Failure types as strings (docs/architecture.md#activity-option-profiles-and-failure-types): `mail_rejected` is a permanent
  * refusal of this message (an SMTP 5yz reply, RFC 5321 §4.2.1) that a retry
  * would meet again; `mail_unavailable` is anything a later attempt may get
  * past (4yz replies, refused or dropped connections, timeouts, and also

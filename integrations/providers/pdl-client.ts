@@ -16,7 +16,7 @@ import { canonicalProfileUrl, domainOf, fullDate, parseReply, requiredList, text
 
 export const PDL_APIS = { person: 'pdl.person', company: 'pdl.company', personSearch: 'pdl.person_search' } as const;
 
-/** PDL's `job_title_levels` that mean C-level, VP or Director (spec §2.4), owners and partners included. */
+/** PDL's `job_title_levels` that mean C-level, VP or Director (docs/api.md#decision-makers), owners and partners included. */
 export const DECISION_MAKER_LEVELS = ['cxo', 'owner', 'partner', 'vp', 'director'] as const;
 /** Person Search bills one credit per record returned: this caps a job's cost. */
 export const MAX_DECISION_MAKERS = 10;

@@ -25,7 +25,7 @@ import { parseReply, requiredList, text } from './reply-parsing.ts';
 export const SOCIAL_APIS = { personPosts: 'social.person_posts', companyPosts: 'social.company_posts' } as const;
 
 /**
- * The reply is cut to 3 posts (spec §8.3); a few more leave room for posts
+ * The reply is cut to 3 posts (docs/api.md#limits); a few more leave room for posts
  * without text, and every returned post is billed.
  */
 export const PERSON_POSTS_LIMIT = 6;
@@ -38,7 +38,7 @@ const ZProfilePosts = z.object({
 const ZActivity = z.object({ id: text, url: text, title: text, text, activityType: text, publishedAt: text });
 const ZCompanyPosts = z.object({ data: z.object({ posts: requiredList(ZActivity) }) });
 
-/** ISO timestamp → `YYYY-MM-DD HH:MM:SS` in UTC (spec §2.2). */
+/** ISO timestamp → `YYYY-MM-DD HH:MM:SS` in UTC (docs/api.md#the-prospect). */
 function postedAt(value: string): string | null {
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString().slice(0, 19).replace('T', ' ');

@@ -19,7 +19,7 @@ export interface SourcesDeps {
 export const TECHNOLOGY_API = 'website.home_page';
 const MAX_NEWS = 3;
 const MAX_POSTS = 3;
-/** Spec §2.3: news at most 12 months old; a plan with a shorter history narrows it. */
+/** docs/api.md#the-company: news at most 12 months old; a plan with a shorter history narrows it. */
 const NEWS_MAX_AGE_MONTHS = 12;
 const DAY_MS = 86_400_000;
 

@@ -110,7 +110,7 @@ export class StripeBilling {
 
   /**
    * Paid → paid upgrade, invoiced at once; with `pending_if_incomplete` the
-   * new price applies only when that invoice is paid (DECISIONS.md "Plans").
+   * new price applies only when that invoice is paid (docs/decisions.md#plans).
    */
   async upgrade(input: { subscription: SubscriptionState; plan: PaidPlanName }): Promise<SubscriptionState> {
     const updated = await this.stripe.subscriptions.update(input.subscription.id, {

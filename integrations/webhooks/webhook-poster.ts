@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isPrivateAddress } from '../web/private-address.ts';
 
-/** Standard Webhooks suggests a short timeout; ours is 15 s per attempt (DECISIONS.md). */
+/** Standard Webhooks suggests a short timeout; ours is 15 s per attempt (docs/webhooks.md#delivery). */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 
 export type PostOutcome =

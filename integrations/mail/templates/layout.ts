@@ -1,6 +1,6 @@
 import type { MailMessage } from '../mailer.ts';
 
-/** Every value that goes into a mail's HTML passes through here (DECISIONS.md: every value escaped). */
+/** Every value that goes into a mail's HTML passes through here (docs/mail.md: every value HTML-escaped). */
 export function escapeHtml(value: string | number): string {
   return String(value)
     .replaceAll('&', '&amp;')

@@ -5,7 +5,7 @@ export interface UsageAlertData {
   to: string;
   used: number;
   limit: number;
-  /** The threshold crossed: 75 or 95 (DECISIONS.md "Plans"). */
+  /** The threshold crossed: 75 or 95 (docs/mail.md#usage-alerts). */
   percent: number;
   cycleEnd: Date;
   /** Base address of the service; the upgrade link is its billing page. */
