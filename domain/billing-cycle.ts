@@ -1,5 +1,5 @@
 // Billing cycles start on the subscription day each month; a day the month does
-// not have (29–31) falls back to that month's last day (DECISIONS.md "Plans").
+// not have (29–31) falls back to that month's last day (docs/decisions.md#plans).
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

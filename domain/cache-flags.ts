@@ -4,7 +4,7 @@ import type { CompanyInsights, ProspectInsights } from './insights.ts';
 import { COMPANY_TTL_DAYS, DECISION_MAKERS_TTL_DAYS, PROSPECT_TTL_DAYS, isFresh } from './cache-policy.ts';
 import type { Language } from './languages.ts';
 
-// The three flags of spec §8.4 — fetch, needsAI, needsPosts — per part, from
+// The three flags of docs/api.md#freshness — fetch, needsAI, needsPosts — per part, from
 // what the cache holds. Pure, so every rule is testable with a fixed clock.
 
 export interface CachedProspect {
@@ -20,7 +20,7 @@ export interface CachedProspect {
 /**
  * Cached AI texts written in another language than the job's (or in an
  * unknown one) are rewritten, whatever their data's age: every AI text is in
- * the account's language (DECISIONS.md "Data and AI"; issue 16 §1).
+ * the account's language (docs/decisions.md#data-and-ai; issue 16 §1).
  */
 function isInOtherLanguage(cached: { insights?: unknown; insightsLanguage?: Language | null } | null, language: Language): boolean {
   return cached?.insights != null && cached.insightsLanguage !== language;

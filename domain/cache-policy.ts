@@ -1,4 +1,4 @@
-// Freshness of cached enrichment data (spec §8.4). Within its refresh window a
+// Freshness of cached enrichment data (docs/api.md#freshness). Within its refresh window a
 // part is served from the cache; after it, the stored record is overwritten.
 
 export const PROSPECT_TTL_DAYS = 30;

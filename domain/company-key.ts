@@ -2,7 +2,7 @@ import type { CompanyQuery } from './enrichment.ts';
 
 /**
  * The key company rows are cached under: the company's domain, else its page
- * URL, else its name (DECISIONS.md: colleagues within (account, product) share
+ * URL, else its name (docs/decisions.md#data-and-ai: colleagues within (account, product) share
  * one row).
  */
 export function companyKeyOf(query: CompanyQuery): string | null {

@@ -1,7 +1,7 @@
-// What a sync writes: the contact's properties (DECISIONS.md: lists one item
+// What a sync writes: the contact's properties (docs/decisions.md#crm-integration: lists one item
 // per line, news as `YYYY-MM — summary (url)`, a missing value not sent), the
 // note (HTML, every value escaped), and the Slack-format chat messages
-// (research/hubspot.md §9: `text` as the fallback plus Block Kit `blocks`;
+// (docs/crm.md#chat-messages: `text` as the fallback plus Block Kit `blocks`;
 // `& < >` escaped in mrkdwn; section text ≤ 3000 characters).
 import { crmPropertyName, SKIP_REASON_LABELS, SKIP_REASONS, type CrmField, type CrmRunCounts } from './crm.ts';
 import type { ResearchData } from './research-reply.ts';

@@ -40,7 +40,7 @@ export interface CrmSyncResult {
   counts: CrmRunCounts;
 }
 
-/** Failure types of the CRM activities (STYLE.md habit 3: strings, not classes, cross the Temporal boundary). */
+/** Failure types of the CRM activities (docs/architecture.md#activity-option-profiles-and-failure-types: strings, not classes, cross the Temporal boundary). */
 export const CRM_FAILURE_TYPES = {
   /** HubSpot refused the connection's grant: the integrations are paused, the owner told. */
   authRevoked: 'crm_auth_revoked',

@@ -1,4 +1,4 @@
-// The CRM integration's rules (spec §1.1; DECISIONS.md "CRM integration"):
+// The CRM integration's rules (docs/crm.md; docs/decisions.md#crm-integration):
 // settings, schedule cadences, HubSpot property names, and why a contact is
 // skipped. Pure types and functions: workflow code imports this module, so it
 // stays free of Node built-ins and I/O.
@@ -14,7 +14,7 @@ export const CADENCE_LABELS: Record<Cadence, string> = { daily: 'Daily', mon_thu
 /** Days a cadence runs on, 0 = Sunday (as Date#getUTCDay and Temporal's calendar `dayOfWeek`). */
 export const CADENCE_DAYS: Record<Cadence, number[]> = { daily: [0, 1, 2, 3, 4, 5, 6], mon_thu: [1, 4], weekly_mon: [1] };
 
-/** DECISIONS.md: runs may start up to 10 minutes late so that accounts choosing the same hour do not all start at once. */
+/** docs/decisions.md#crm-integration: runs may start up to 10 minutes late so that accounts choosing the same hour do not all start at once. */
 export const CRM_SCHEDULE_JITTER_MS = 10 * 60_000;
 
 export const CRM_DEFAULTS = {
@@ -68,7 +68,7 @@ export function nextRunAt(cadence: Cadence, hourUtc: number, after: Date): Date 
 export const CRM_STATUS_VALUES = ['in_progress', 'completed', 'failed'] as const;
 export type CrmContactStatus = (typeof CRM_STATUS_VALUES)[number];
 
-/** The fields written per contact, in display order (spec §1.1); `status` is written last. */
+/** The fields written per contact, in display order (docs/crm.md#what-a-sync-does); `status` is written last. */
 export const CRM_FIELDS = [
   { field: 'status', label: 'Status', type: 'enumeration', fieldType: 'select' },
   { field: 'prospect_summary', label: 'Prospect Summary', type: 'string', fieldType: 'textarea' },

@@ -122,7 +122,7 @@ export interface UpgradeOffer {
   /** Charged now, in the currency's smallest unit (cents). Stripe's own preview for a paid → paid upgrade. */
   amountDueCents: number;
   currency: string;
-  /** DECISIONS.md "Plans": unused credits kept plus the new plan's credits for the rest of the cycle. */
+  /** docs/decisions.md#plans: unused credits kept plus the new plan's credits for the rest of the cycle. */
   creditsCarriedOver: number;
   creditsAdded: number;
   creditLimitAfter: number;

@@ -30,7 +30,7 @@ export const ZProductUrl = z
   .max(2_000, 'Product URL is at most 2000 characters.')
   .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'Enter a web address starting with http:// or https://.');
 
-/** A product context as the dashboard edits it (spec §1, §5.3–5.4). */
+/** A product context as the dashboard edits it (docs/api.md#authentication, docs/decisions.md#the-dashboard). */
 export const ZProductContextInput = z.strictObject({
   name: zTrimmed('Product name', PRODUCT_NAME_MAX),
   description: zTrimmed('Description', PRODUCT_DESCRIPTION_MAX),
@@ -45,7 +45,7 @@ export const ZExtractRequest = z.strictObject({ productUrl: ZProductUrl });
 
 export const ZPreferences = z.strictObject({
   language: z.enum(LANGUAGES, { error: 'Choose one of the eight languages.' }),
-  /** Credit usage alerts by e-mail at 75 % and 95 % (DECISIONS.md "Plans"); on by default. */
+  /** Credit usage alerts by e-mail at 75 % and 95 % (docs/mail.md#usage-alerts); on by default. */
   usageAlerts: z.boolean({ error: 'Usage alerts are on or off.' }),
 });
 export type TPreferences = z.infer<typeof ZPreferences>;

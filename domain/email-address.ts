@@ -1,6 +1,6 @@
 import validator from 'validator';
 
-/** DECISIONS.md: addresses are trimmed and lower-cased before validation, caching and storage. */
+/** docs/decisions.md#e-mail-addresses: addresses are trimmed and lower-cased before validation, caching and storage. */
 export function normaliseEmail(raw: string): string {
   return raw.trim().toLowerCase();
 }

@@ -3,11 +3,11 @@ import type { CompanyOutcome, CompanyPlan, ResearchPlan } from './research-pipel
 import { companyFromEmployer } from './company-from-employer.ts';
 
 // Which enrichment parts a job fetches, in which order, and how cached and
-// fresh parts merge (spec §8.4; DESIGN.md "The research path"). Pure: the
+// fresh parts merge (docs/api.md#freshness; docs/architecture.md#the-research-path). Pure: the
 // research workflow runs it over one activity per part (runs recorded before
 // issue 21), and the `lookupParts` activity runs it with the parts' HTTP calls
 // side by side inside one activity. Each runner says how a part is called, and
-// what a part that fails becomes (null: optional parts degrade, DESIGN.md).
+// what a part that fails becomes (null: optional parts degrade, docs/architecture.md#the-research-path).
 
 /** The enrichment parts, as the progress query lists them when done. */
 export type EnrichmentPart = 'person' | 'person_posts' | 'company' | 'technologies' | 'company_posts' | 'news' | 'decision_makers';
@@ -95,7 +95,7 @@ export async function resolveCompany(
   const profile = (await person).profile;
   const query: CompanyQuery = {
     domain: profile?.companyDomain ?? undefined,
-    // Spec §4.1: a company page URL given by the caller overrides the detected one.
+    // docs/api.md#post-research: a company page URL given by the caller overrides the detected one.
     socialUrl: plan.companyQuery?.socialUrl ?? profile?.companySocialUrl ?? undefined,
     name: profile?.companyName ?? plan.personQuery.companyName,
   };

@@ -1,6 +1,6 @@
 // Provider-neutral shapes of the raw enrichment data, before any AI step.
 // Every provider client maps its own reply into these; nothing downstream
-// knows which provider supplied a field (spec §1: not part of the contract).
+// knows which provider supplied a field (docs/api.md: not part of the contract).
 
 export interface PersonQuery {
   /** Normalised (trimmed, lower-cased) work e-mail address. */

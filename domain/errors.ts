@@ -1,5 +1,5 @@
 // Every machine-readable error code of the API and its HTTP status, in one table
-// (spec §7.3 and DECISIONS.md). Handlers throw `AppError`; one middleware renders it.
+// (docs/api.md#errors and docs/decisions.md#requests-and-errors). Handlers throw `AppError`; one middleware renders it.
 
 export const ERROR_STATUS = {
   missing_api_key: 401,
@@ -45,7 +45,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
- * What a 429 says besides `used` and `limit` (spec §7.3): the Free plan's trial
+ * What a 429 says besides `used` and `limit` (docs/api.md#errors): the Free plan's trial
  * is used up until an upgrade; a paid plan waits for its next cycle or upgrades.
  */
 export const CREDIT_REFUSAL_MESSAGES = {

@@ -2,7 +2,7 @@ import type { Language } from './languages.ts';
 import type { ProductContext } from './product-context.ts';
 import type { CompanyProfile, NewsArticle, PersonProfile, SocialPost } from './enrichment.ts';
 
-// List sizes of AI output are exact (DECISIONS.md "Data and AI", spec §8.3).
+// List sizes of AI output are exact (docs/decisions.md#data-and-ai, docs/api.md#limits).
 export const OPENING_TALK_COUNT = 3;
 export const COMPANY_LIST_COUNT = 4; // problems, services, icp, synergy_points, insights
 export const DISCOVERY_QUESTION_COUNT = 3;
@@ -21,7 +21,7 @@ export interface InsightsInput {
 }
 
 export interface ProspectInsights {
-  /** The person's title in English (spec §2.2), translated when the source is not. */
+  /** The person's title in English (docs/api.md#the-prospect), translated when the source is not. */
   titleEnglish: string | null;
   summary: string;
   openingTalk: string[];
@@ -30,7 +30,7 @@ export interface ProspectInsights {
 }
 
 export interface CompanyInsights {
-  /** The company description in English (spec §2.3), translated when the source is not. */
+  /** The company description in English (docs/api.md#the-company), translated when the source is not. */
   descriptionEnglish: string | null;
   problems: string[];
   services: string[];

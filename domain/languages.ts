@@ -1,4 +1,4 @@
-/** Output languages of AI-written text (spec §1), set per account, never per request. */
+/** Output languages of AI-written text (docs/api.md#the-result), set per account, never per request. */
 export const LANGUAGES = ['en', 'pl', 'de', 'fr', 'es', 'it', 'pt', 'nl'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'en';

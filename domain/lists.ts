@@ -1,5 +1,5 @@
-// Lists (issue 20; DECISIONS.md "Compatible extensions"): what the server and
-// the dashboard's Lists page share. The contract: /work/notes/lists-contract.md.
+// Lists (issue 20; docs/lists.md): what the server and
+// the dashboard's Lists page share. How a list is used and run: docs/lists.md.
 import { z } from 'zod';
 import type { PlanName } from './plans.ts';
 

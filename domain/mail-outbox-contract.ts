@@ -4,7 +4,7 @@ export const MAIL_OUTBOX_WORKFLOW_TYPE = 'mailOutboxWorkflow';
 /** Sent with signal-with-start after a commit that enqueued mail: nudges coalesce into the running sender. */
 export const MAIL_QUEUED_SIGNAL = 'mailQueued';
 
-/** Failure types of the outbox activity (explicit strings, STYLE.md habit 3). */
+/** Failure types of the outbox activity (explicit strings, docs/architecture.md#activity-option-profiles-and-failure-types). */
 export const MAIL_OUTBOX_FAILURE_TYPES = {
   /** SMTP unreachable or answering 4yz: the activity is retried by its retry policy. */
   smtpUnavailable: 'SmtpUnavailable',

@@ -1,4 +1,4 @@
-// Plan rules in one table (spec §8.1, §2.4, §5.6; DECISIONS.md "Plans").
+// Plan rules in one table (docs/api.md#credits-and-plans; docs/decisions.md#plans).
 
 export const PLAN_NAMES = ['free', 'starter', 'growth', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -29,7 +29,7 @@ export function planRank(name: PlanName): number {
   return PLAN_NAMES.indexOf(name);
 }
 
-/** Spec §7.3: the Free plan runs into its trial limit, paid plans into their monthly credits. */
+/** docs/api.md#errors: the Free plan runs into its trial limit, paid plans into their monthly credits. */
 export function creditErrorCode(name: PlanName): 'trial_limit_reached' | 'credits_exhausted' {
   return name === 'free' ? 'trial_limit_reached' : 'credits_exhausted';
 }

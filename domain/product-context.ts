@@ -1,4 +1,4 @@
-/** What the caller sells; every AI step is tailored to it (spec §1, §5.4). */
+/** What the caller sells; every AI step is tailored to it (docs/api.md#authentication). */
 export interface ProductContext {
   name: string;
   description: string;

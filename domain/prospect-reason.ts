@@ -2,7 +2,7 @@ import type { EmailClassification } from './email-classification.ts';
 
 /**
  * Why `data.prospect` carries no person (`_meta.prospect.reason`): informational,
- * as all of `_meta` (spec §2.1), so that a caller can tell "this address names
+ * as all of `_meta` (docs/api.md#_meta), so that a caller can tell "this address names
  * no person" from "no source knew this person".
  */
 export const PROSPECT_REASONS = ['free_mail', 'disposable', 'role_address', 'not_found', 'providers_unavailable'] as const;

@@ -8,7 +8,7 @@ export const RESEARCH_WORKFLOW_TYPE = 'researchWorkflow';
 /** Custom search attributes registered on the Temporal server (operators filter by account). */
 export const RESEARCH_SEARCH_ATTRIBUTES = { ResearchAccountId: 'Keyword' } as const;
 
-/** Spec §3: a job in `processing` for more than 3 minutes becomes `failed`. */
+/** docs/api.md#job-states: a job in `processing` for more than 3 minutes becomes `failed`. */
 export const RESEARCH_DEADLINE_MS = 3 * 60 * 1000;
 
 export interface ResearchWorkflowInput {
@@ -31,7 +31,7 @@ export interface ResearchProgress {
 
 export const PROGRESS_QUERY = 'progress';
 
-/** Why a job failed, as shown in `error` (spec §7.3). */
+/** Why a job failed, as shown in `error` (docs/api.md#errors). */
 export type ResearchFailure = 'internal_error' | 'timeout';
 
 /** Failure types raised by activities; explicit strings, never class names (minification, renames). */

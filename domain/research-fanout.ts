@@ -1,6 +1,5 @@
 // The contract of the shared research fan-out (workflows/research-fanout.ts):
-// many research jobs at once for a list or a CRM run (DESIGN.md "Many jobs
-// at once"). Pure types: workflow code imports it.
+// many research jobs at once for a list or a CRM run (docs/architecture.md#many-jobs-at-once-crm-runs-and-lists). Pure types: workflow code imports it.
 import type { ResearchRequest } from './research-request.ts';
 
 export const RESEARCH_SOURCES = ['api', 'list', 'crm'] as const;

@@ -1,4 +1,4 @@
-// Job states (spec §3). Plain constants: the dashboard's browser bundle imports them too.
+// Job states (docs/api.md#job-states). Plain constants: the dashboard's browser bundle imports them too.
 export const RESEARCH_JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type ResearchJobStatus = (typeof RESEARCH_JOB_STATUSES)[number];
 

@@ -12,7 +12,7 @@ import type {
 import type { CompanyInsights, InsightsInput, ProspectInsights } from './insights.ts';
 import type { Language } from './languages.ts';
 
-/** What the cache holds for the prospect and which parts must be refreshed (spec §8.4 flags). */
+/** What the cache holds for the prospect and which parts must be refreshed (docs/api.md#freshness flags). */
 export interface ProspectPlan {
   profile: PersonProfile | null;
   source: string | null;

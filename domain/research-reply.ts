@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { PROSPECT_REASONS } from './prospect-reason.ts';
 
-// Reply shapes of the API (spec §2, §4). The same schemas shape the replies in
-// tests and produce the OpenAPI document. Any field can be null (spec §2.5).
+// Reply shapes of the API (docs/api.md#the-result, docs/api.md#endpoints). The same schemas shape the replies in
+// tests and produce the OpenAPI document. Any field can be null (docs/api.md#the-result).
 
 const nullableString = z.string().nullable();
 const nullableList = z.array(z.string()).nullable();

@@ -9,7 +9,7 @@ export const MAX_HINT_LENGTH = 500;
 const hint = (description: string) =>
   z.string().max(MAX_HINT_LENGTH).regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/).nullable().optional().describe(`${description}; no control characters`);
 
-/** Request body of `POST /research` (spec §4.1). Unknown fields are ignored (DECISIONS.md). */
+/** Request body of `POST /research` (docs/api.md#post-research). Unknown fields are ignored (docs/decisions.md#error-bodies). */
 export const ZResearchRequestBody = z.looseObject({
   email: z.string().meta({ format: 'email' }).describe("Prospect's work e-mail address; trimmed and lower-cased before the check"),
   prospect_name: hint('Full name, improves match accuracy'),

@@ -1,4 +1,4 @@
-// Retention rules and the purge workflow's contract (DECISIONS.md "Data").
+// Retention rules and the purge workflow's contract (docs/operations.md#retention-and-account-deletion).
 // Pure types and constants: workflow code imports this module.
 
 /** Research log: a job's row and its Temporal history, counted from submission. */

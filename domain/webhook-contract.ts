@@ -2,7 +2,7 @@
 
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 
-/** Failure types of the delivery activity (explicit strings, STYLE.md habit 3). */
+/** Failure types of the delivery activity (explicit strings, docs/architecture.md#activity-option-profiles-and-failure-types). */
 export const WEBHOOK_FAILURE_TYPES = {
   /** 408, 429, 5xx, 3xx (redirects are not followed), no answer: retried with backoff. */
   retryable: 'WebhookAttemptFailed',
@@ -13,7 +13,7 @@ export const WEBHOOK_FAILURE_TYPES = {
 export type DeliveryOutcome = 'delivered' | 'failed' | 'skipped';
 
 /**
- * The retry schedule of a delivery's attempts (docs: README "Webhooks"): 10 s,
+ * The retry schedule of a delivery's attempts (docs/webhooks.md#delivery): 10 s,
  * 20 s, 40 s … apart, never more than an hour, for about a day in all. The
  * workflow's retry policy is written from these numbers.
  */

@@ -1,4 +1,4 @@
-// Completion webhooks as the dashboard and the API share them (DECISIONS.md "Compatible extensions").
+// Completion webhooks as the dashboard and the API share them (docs/webhooks.md).
 // Bundled into the browser too: zod and constants only.
 import { z } from 'zod';
 

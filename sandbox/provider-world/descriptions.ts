@@ -11,7 +11,7 @@ interface DescriptionInput {
 }
 
 // Company pages abroad are often written in the local language; the AI step
-// translates them (spec §2.3: description is returned in English).
+// translates them (docs/api.md#the-company: description is returned in English).
 const LOCAL_TEMPLATES: Partial<Record<Locale, (input: DescriptionInput) => string>> = {
   de: (i) => `${i.name} entwickelt seit ${i.founded} Lösungen für mittelständische Unternehmen in der DACH-Region. Unser Team in ${cap(i.city)} begleitet Kunden von der Beratung bis zum Betrieb.`,
   fr: (i) => `Fondée en ${i.founded}, ${i.name} accompagne les entreprises françaises et européennes dans leur transformation. Notre équipe basée à ${cap(i.city)} conçoit des services sur mesure.`,

@@ -1,5 +1,5 @@
-// The stand-in's product catalogue: one monthly USD price per paid plan (spec
-// §8.1). Ids are fixed so configuration can name them (integrations/stripe/config.ts).
+// The stand-in's product catalogue: one monthly USD price per paid plan
+// (docs/billing.md#plans). Ids are fixed so configuration can name them (integrations/stripe/config.ts).
 // Shape: the Price object, stripe/openapi openapi/fixtures3.json `resources.price`.
 
 import { SANDBOX_PRICE_IDS } from '../../integrations/stripe/config.ts';

@@ -1,5 +1,5 @@
 // Test controls (`/__sandbox/*`) and the inspection endpoint every stand-in
-// has (`GET /__admin/calls`): README "Billing" lists them.
+// has (`GET /__admin/calls`): docs/billing.md#the-stripe-stand-in lists them.
 
 import Router from '@koa/router';
 import type { Context } from 'koa';

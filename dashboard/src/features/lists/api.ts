@@ -4,7 +4,7 @@ import type { ColumnMapping, ListPreview } from '../../../../domain/list-fields.
 import { isListRunning, type ListLimits, type ListProgress, type ListRowReply, type ListSummary, type TListPatch } from '../../../../domain/lists.ts';
 import { api } from '../../lib/api-client.ts';
 
-// The Lists page's calls (/work/notes/lists-contract.md): a list is uploaded as a
+// The Lists page's calls (docs/lists.md#using-it): a list is uploaded as a
 // draft, mapped and previewed by the server, then started; its page polls it.
 
 export interface ListDraft extends ListSummary {

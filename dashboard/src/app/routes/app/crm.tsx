@@ -23,7 +23,7 @@ const RETURN_NOTICES: Record<string, string> = {
   exchange: 'HubSpot did not complete the connection. Try again in a minute.',
 };
 
-/** The CRM page (spec §1.1): the account's HubSpot connection, and per product its settings, schedule, preview and runs. */
+/** The CRM page (docs/crm.md): the account's HubSpot connection, and per product its settings, schedule, preview and runs. */
 export default function CrmPage() {
   const crm = useCrm();
   const { productId } = useParams();

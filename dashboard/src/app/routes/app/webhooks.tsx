@@ -7,7 +7,7 @@ import { QueryState } from '../../../components/query-state.tsx';
 import { useAddEndpoint, useWebhooks } from '../../../features/webhooks/api.ts';
 import { EndpointCard } from '../../../features/webhooks/components/endpoint-card.tsx';
 
-/** The Webhooks page: endpoints that receive a signed event when a research job ends (DECISIONS.md "Compatible extensions"). */
+/** The Webhooks page: endpoints that receive a signed event when a research job ends (docs/webhooks.md). */
 export default function WebhooksPage() {
   const webhooks = useWebhooks();
   return (

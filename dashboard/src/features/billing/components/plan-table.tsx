@@ -7,7 +7,7 @@ const label = (name: PlanName) => name[0]!.toUpperCase() + name.slice(1);
 export const formatMoney = (cents: number, currency: string) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
 
-/** The four plans side by side (spec §8.1), with what changing to each costs now and gives. */
+/** The four plans side by side (docs/billing.md#plans), with what changing to each costs now and gives. */
 export function PlanTable({ overview, onChoose }: { overview: BillingOverview; onChoose(plan: PlanOption): void }) {
   const rows: Array<[string, (plan: PlanOption) => string]> = [
     ['Price per month', (plan) => (plan.monthlyPriceUsd === 0 ? 'Free' : `$${plan.monthlyPriceUsd}`)],

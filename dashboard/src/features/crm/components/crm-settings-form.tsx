@@ -31,7 +31,7 @@ const toNumber = (value: number | string) => (value === '' ? null : Number(value
 
 const HOURS = Array.from({ length: 24 }, (_, hour) => ({ value: String(hour), label: `${String(hour).padStart(2, '0')}:00 UTC` }));
 
-/** A product's CRM settings (spec §1.1's table); the server validates, and its messages land on the fields. */
+/** A product's CRM settings (docs/crm.md#what-a-sync-does); the server validates, and its messages land on the fields. */
 export function CrmSettingsForm(props: {
   initial: CrmSettingsValues;
   numberProperties: Array<{ name: string; label: string }> | null;

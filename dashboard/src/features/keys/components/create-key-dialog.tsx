@@ -8,7 +8,7 @@ import { EMPTY_PRODUCT, ProductContextForm } from './product-context-form.tsx';
 type Step = { name: 'url' } | { name: 'review'; draft: TProductContext } | { name: 'created'; key: string; isConfirmingClose: boolean };
 
 /**
- * Spec §5.3: product URL → extracted context → review and edit → create →
+ * docs/decisions.md#the-dashboard: product URL → extracted context → review and edit → create →
  * the key shown once, with a copy button and a confirmation before it is gone.
  */
 export function CreateKeyDialog({ opened, onClose }: { opened: boolean; onClose(): void }) {

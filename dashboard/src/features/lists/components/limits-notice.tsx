@@ -6,7 +6,7 @@ import { planLabel } from '../../../../../domain/plans.ts';
 
 const inWords = (count: number) => (count === 1 ? 'one list runs' : count === 3 ? 'three lists run' : `${count} lists run`);
 
-/** DECISIONS.md: one running list per account on Free and Starter, three on Growth and Scale; bounded by credits on every plan. */
+/** docs/decisions.md#compatible-extensions: one running list per account on Free and Starter, three on Growth and Scale; bounded by credits on every plan. */
 export function LimitsNotice({ limits }: { limits: ListLimits }) {
   const plan = planLabel(limits.plan);
   const isFull = limits.running >= limits.maxRunning;
