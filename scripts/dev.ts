@@ -1,13 +1,13 @@
 // `npm run dev`: the whole system on embedded defaults. Ctrl-C stops everything
 // it started; a second run reuses the data under .data/. Every port moves with
 // its own variable (.env.example), so that two checkouts run side by side.
-import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { Connection } from '@temporalio/client';
 import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import type { Config } from '../lib/config.ts';
 import { checkAppConfiguration } from './lib/app-config.ts';
-import { startProcess, waitFor, type ManagedProcess } from './lib/child-process.ts';
+import { waitFor } from './lib/child-process.ts';
+import { startRoleProcesses, type RoleProcess } from './lib/role-processes.ts';
+import { WORKER_ROLES } from '../worker/role-names.ts';
 import { readDevDataDir, readDevPorts, type DevPorts } from './lib/dev-ports.ts';
 import { ROOT, startLocalServices, type LocalServices } from './lib/local-services.ts';
 import { ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
@@ -29,18 +29,19 @@ try {
   exitOnConfigError('dev', error);
 }
 const apiUrl = `http://127.0.0.1:${ports.api}`;
+const workerPortBase = config.workerMetrics?.port ?? DEV_WORKER_METRICS_PORT;
 
 // Children run in their own process groups: a Ctrl-C reaches only this
-// process, which stops them in order (API, worker, sandboxes, Temporal, PostgreSQL).
+// process, which stops them in order (API, workers, sandboxes, Temporal, PostgreSQL).
 let services: LocalServices | null = null;
 let servicesStarting: Promise<LocalServices> | null = null;
-const apps: ManagedProcess[] = [];
+let apps: { stop(): Promise<void> } | null = null;
 let isStopping = false;
 async function stopAll(code: number) {
   if (isStopping) return;
   isStopping = true;
   if (code === 0) log('Stopping…');
-  for (const app of apps.reverse()) await app.stop(15_000);
+  await apps?.stop();
   // A Ctrl-C during start-up waits for the services being started, then stops them too.
   const started = services ?? (await servicesStarting?.catch(() => null)) ?? null;
   await started?.stop();
@@ -51,9 +52,10 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
-  await stopLeftovers(['api', 'worker']);
+  await stopLeftovers(['api', 'worker', ...WORKER_ROLES.map((role) => `${role}-worker`)]);
   await requireFreePort(ports.api, 'PORT', 'API');
-  if (config.workerMetrics) await requireFreePort(config.workerMetrics.port, 'WORKER_METRICS_PORT', 'worker metrics');
+  // One probe port per worker process, counting up from WORKER_METRICS_PORT.
+  for (const [index, role] of WORKER_ROLES.entries()) await requireFreePort(workerPortBase + index, 'WORKER_METRICS_PORT', `the ${role} worker's probes`);
   servicesStarting = startLocalServices({
     dataDir,
     ports: { postgres: ports.postgres, temporal: ports.temporal, temporalUi: ports.temporalUi, ...ports.sandboxes },
@@ -72,34 +74,31 @@ try {
 if (isStopping) await new Promise(() => {}); // Ctrl-C during start-up: stopAll exits.
 
 // The dashboard with hot reload, from dashboard/src, unless DASHBOARD_MODE says otherwise (`dist` after `npm run build`).
-const appEnv = { DASHBOARD_MODE: 'dev', ...process.env, ...services!.env, PORT: String(ports.api) };
-const node = (entry: string) => ['--disable-warning=ExperimentalWarning', join(ROOT, entry)];
-const worker = startProcess('worker', process.execPath, node('worker/main.ts'), { env: appEnv, detached: true });
-apps.push(worker, startProcess('api', process.execPath, node('api/main.ts'), { env: appEnv, detached: true }));
-for (const app of apps) recordOwnProcess(dataDir, app.name, app.child.pid!, join(ROOT, app.name, 'main.ts'));
-for (const app of apps) {
-  app.child.on('exit', (code) => {
-    if (!isStopping) {
-      log(`${app.name} exited with code ${code}; stopping the rest.`);
-      void stopAll(1);
-    }
-  });
-}
-
-// Ready means usable: the API answers /healthz and this worker polls the research queue.
-await waitFor('API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 90_000);
-await waitFor('worker', () => isPolling(services!.env.TEMPORAL_ADDRESS, config, `${worker.child.pid}@${hostname()}`), 120_000);
-if (config.workerMetrics) await waitFor('worker /healthz', async () => (await fetch(`http://${config.workerMetrics!.host}:${config.workerMetrics!.port}/healthz`)).ok, 30_000);
+const appEnv: NodeJS.ProcessEnv = { DASHBOARD_MODE: 'dev', ...process.env, ...services!.env, PORT: String(ports.api) };
+// A process per role, as in production (docs/operations.md#processes); one that dies is started again.
+const roles: RoleProcess[] = [
+  { name: 'api', entry: 'api/main.ts', args: [], probeUrl: `${apiUrl}/readyz` },
+  ...WORKER_ROLES.filter((role) => role !== 'crm' || appEnv.HUBSPOT_CLIENT_ID).map((role) => {
+    const port = workerPortBase + WORKER_ROLES.indexOf(role);
+    return { name: `${role}-worker`, entry: 'worker/main.ts', args: [role], env: { WORKER_METRICS_PORT: String(port) }, probeUrl: `http://127.0.0.1:${port}/readyz` };
+  }),
+];
+apps = startRoleProcesses(roles, {
+  env: appEnv,
+  log,
+  onStart: (role, pid) => recordOwnProcess(dataDir, role.name, pid, join(ROOT, role.entry)),
+});
+for (const role of roles) await waitFor(role.name, async () => (await fetch(role.probeUrl)).ok, 120_000);
 
 const sandboxes = Object.entries(services!.sandboxUrls).map(([name, url]) => `${name} ${url}`).join(', ') || '(none: real services configured)';
 log(`Ready.
-  API          ${apiUrl}   (health: /healthz, metrics: /metrics, OpenAPI: /openapi.json)
+  API          ${apiUrl}   (probes: /livez, /readyz; health: /healthz, metrics: /metrics, OpenAPI: /openapi.json)
   Dashboard    ${apiUrl}/app   (sign up there; the e-mails land in the mail inbox below)
   Mail inbox   ${services!.sandboxUrls['mail-sandbox'] ?? `(real SMTP server ${process.env.SMTP_HOST})`}
   HubSpot      ${services!.sandboxUrls['hubspot-sandbox'] ?? `(HubSpot at ${process.env.HUBSPOT_API_BASE ?? 'https://api.hubapi.com'})`}   (the stand-in's contacts; connect it from a product's CRM page)
   Chat hooks   ${services!.sandboxUrls['chat-sandbox'] ? `${services!.sandboxUrls['chat-sandbox']}   (webhook URL: ${services!.sandboxUrls['chat-sandbox']}/services/T0/B0/any)` : '(none)'}
   Webhooks     ${services!.sandboxUrls['webhook-receiver'] ? `${services!.sandboxUrls['webhook-receiver']}   (endpoint URL for the Webhooks page: ${services!.sandboxUrls['webhook-receiver']}/hooks/dev)` : '(none)'}
-  Worker       ${config.workerMetrics ? `http://${config.workerMetrics.host}:${config.workerMetrics.port}/metrics` : '(metrics off)'}
+${roles.map((role) => `  ${role.name.padEnd(21)}${role.probeUrl.replace(/\/readyz$/, '')}   (probes: /livez, /readyz; metrics: /metrics)`).join('\n')}
   Temporal UI  ${services!.temporalUiUrl ?? `(external Temporal at ${services!.env.TEMPORAL_ADDRESS})`}
   Database     ${services!.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
   Sandboxes    ${sandboxes}
@@ -115,24 +114,5 @@ async function stopLeftovers(names: string[]): Promise<void> {
     log(`Stopping the ${name} a killed run left behind (pid ${pid})…`);
     process.kill(pid, 'SIGTERM');
     await waitFor(`the old ${name} to stop`, async () => ownProcess(dataDir, name) === null, 30_000);
-  }
-}
-
-/** True once a poller with this identity (the worker's default, pid@host) asks the research queue for workflow and activity tasks. */
-async function isPolling(address: string, appConfig: Config, identity: string): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
-  try {
-    // temporal.api.enums.v1: TASK_QUEUE_TYPE_WORKFLOW = 1, TASK_QUEUE_TYPE_ACTIVITY = 2.
-    for (const taskQueueType of [1, 2]) {
-      const reply = await connection.workflowService.describeTaskQueue({
-        namespace: appConfig.temporal.namespace,
-        taskQueue: { name: appConfig.temporal.taskQueue, kind: 1 },
-        taskQueueType,
-      });
-      if (!reply.pollers?.some((poller) => poller.identity === identity)) return false;
-    }
-    return true;
-  } finally {
-    await connection.close();
   }
 }

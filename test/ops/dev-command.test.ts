@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,21 @@ describe('npm run dev', () => {
     const health = await (await fetch(`http://127.0.0.1:${env.PORT}/healthz`)).json();
     expect(health).toEqual({ status: 'ok', postgres: 'ok', temporal: 'ok', worker: 'polling' });
     expect((await fetch(`http://127.0.0.1:${env.WORKER_METRICS_PORT}/healthz`)).status).toBe(200);
+
+    // A process per role, each listed; one that dies is started again with one line, the rest untouched.
+    const roles = ['research', 'crm', 'webhooks', 'housekeeping'];
+    for (const [index, role] of roles.entries()) {
+      expect(dev.output()).toContain(`${role}-worker`.padEnd(21) + `http://127.0.0.1:${Number(env.WORKER_METRICS_PORT) + index}`);
+    }
+    const webhooksProbe = `http://127.0.0.1:${Number(env.WORKER_METRICS_PORT) + 2}/readyz`;
+    const before = await (await fetch(webhooksProbe)).json();
+    expect(before).toMatchObject({ status: 'ok', roles: ['webhooks'] });
+    const webhooksPid = Number(readFileSync(join(env.DEV_DATA_DIR, 'run', 'webhooks-worker.json'), 'utf8').match(/"pid":(\d+)/)![1]);
+    process.kill(webhooksPid, 'SIGKILL');
+    await waitFor('the restart line', async () => dev.output().includes('[dev] webhooks-worker exited (SIGKILL); starting it again'), 10_000);
+    await waitFor('the webhooks worker to be back', async () => (await fetch(webhooksProbe)).ok, 120_000);
+    expect((await fetch(`http://127.0.0.1:${env.PORT}/readyz`)).status).toBe(200);
+    expect(dev.output()).not.toContain('stopping the rest');
 
     // A second checkout (another data directory) on the same ports joins nothing.
     const otherDataDir = mkdtempSync(join(tmpdir(), 'dev-command-other-'));
