@@ -55,7 +55,7 @@ const ZProviderEnv = z.object({
   WEBSITE_STAND_IN_URL: optionalUrl,
 });
 
-// The providers' documented API hosts (README "Data providers").
+// The providers' documented API hosts (docs/providers.md#the-data-providers).
 const DEFAULT_BASE_URLS: Record<ProviderId, string> = {
   pdl: 'https://api.peopledatalabs.com',
   apollo: 'https://api.apollo.io',

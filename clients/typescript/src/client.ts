@@ -2,19 +2,19 @@ import { errorFromReply, ProspectNetworkError, ResearchFailedError, ResearchTime
 import type { Accepted, CompletedReply, ErrorBody, ResearchRequest, StatusReply } from './types.ts';
 
 export interface ClientOptions {
-  /** `svc_live_…` (spec §5). */
+  /** `svc_live_…` (docs/api.md#authentication). */
   apiKey: string;
   /** The API's base URL, e.g. `https://api.example.com`. */
   baseUrl: string;
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch;
-  /** Patience per job: the spec says to give up after 3 minutes (§4.2). */
+  /** Patience per job: the spec says to give up after 3 minutes (docs/api.md#polling). */
   pollTimeoutMs?: number;
   /** Seconds one long poll (`?wait=`, an extension) may be held; at most 25. */
   longPollSeconds?: number;
-  /** Before resubmitting a failed job once (§7.4: 5 s). */
+  /** Before resubmitting a failed job once (docs/api.md#retry-advice: 5 s). */
   resubmitDelayMs?: number;
-  /** Retries of a 5xx or unanswered request (§7.4: exponential backoff, at most 3). */
+  /** Retries of a 5xx or unanswered request (docs/api.md#retry-advice: exponential backoff, at most 3). */
   maxServerRetries?: number;
   /** The first 5xx backoff; doubled for each further retry. */
   serverRetryBaseMs?: number;
@@ -39,7 +39,7 @@ export interface ResearchManyOptions {
   signal?: AbortSignal;
 }
 
-// The spec's polling backoff (§4.2): 2 s, ×1.5, at most 10 s.
+// The contract's polling backoff (docs/api.md#polling): 2 s, ×1.5, at most 10 s.
 const BACKOFF_START_MS = 2_000;
 const BACKOFF_FACTOR = 1.5;
 const BACKOFF_MAX_MS = 10_000;
@@ -109,7 +109,7 @@ export class ProspectEnrichment {
 
   /**
    * Researches one prospect and returns the completed reply: submits, waits,
-   * and resubmits a `failed` job once after 5 s (a new credit, spec §7.4).
+   * and resubmits a `failed` job once after 5 s (a new credit, docs/api.md#retry-advice).
    * Throws ProspectApiError (CreditsError with `used`/`limit` for 429s),
    * ResearchFailedError, ResearchTimeoutError or ProspectNetworkError.
    */
@@ -155,7 +155,7 @@ export class ProspectEnrichment {
 
   private async submitAndWait(request: ResearchRequest, idempotencyKey: string | undefined, signal: AbortSignal | undefined): Promise<StatusReply> {
     const accepted = await this.submit(request, { idempotencyKey, signal });
-    // A cache hit may have completed already: the first poll comes at once (spec §3).
+    // A cache hit may have completed already: the first poll comes at once (docs/api.md#polling).
     return this.waitFor(accepted.research_id, { signal });
   }
 

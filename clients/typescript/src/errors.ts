@@ -1,6 +1,6 @@
 import type { ErrorBody, ErrorCode } from './types.ts';
 
-/** An error reply of the API (spec §7): `code` is its machine-readable `error`. */
+/** An error reply of the API (docs/api.md#errors): `code` is its machine-readable `error`. */
 export class ProspectApiError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
@@ -15,7 +15,7 @@ export class ProspectApiError extends Error {
   }
 }
 
-/** 429 `credits_exhausted` or `trial_limit_reached`: not retried (spec §7.4); `used` and `limit` say where the account stands. */
+/** 429 `credits_exhausted` or `trial_limit_reached`: not retried (docs/api.md#retry-advice); `used` and `limit` say where the account stands. */
 export class CreditsError extends ProspectApiError {
   readonly used: number;
   readonly limit: number;
@@ -52,7 +52,7 @@ export class ResearchFailedError extends Error {
   }
 }
 
-/** The job did not end within the client's patience (3 minutes by default, spec §4.2). Resubmitting yields a new job. */
+/** The job did not end within the client's patience (3 minutes by default, docs/api.md#polling). Resubmitting yields a new job. */
 export class ResearchTimeoutError extends Error {
   readonly researchId: string;
 

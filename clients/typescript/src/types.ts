@@ -11,7 +11,7 @@ export type StatusReply = Schemas['StatusReply'];
 export type RunningReply = Schemas['RunningReply'];
 export type CompletedReply = Schemas['CompletedReply'];
 export type FailedReply = Schemas['FailedReply'];
-/** A completed reply's `data`: `prospect` and `company` are null when not found (spec §2.5). */
+/** A completed reply's `data`: `prospect` and `company` are null when not found (docs/api.md#the-result). */
 export type ResearchData = Schemas['ResearchData'];
 export type Prospect = Schemas['Prospect'];
 export type Company = Schemas['Company'];
@@ -21,7 +21,7 @@ export type ReplyMeta = Schemas['ReplyMeta'];
 /** Every error body: `{ error, message?, used?, limit? }`. */
 export type ErrorBody = Schemas['ErrorBody'];
 
-/** The error codes of the spec (§7.3) and of its compatible extensions. */
+/** The error codes of the contract (docs/api.md#errors) and of its compatible extensions. */
 export type ErrorCode =
   | 'missing_api_key'
   | 'invalid_key'

@@ -1,4 +1,4 @@
-"""The API with the spec's client rules built in (§4.2 polling, §7.4 retries), sync and async, on httpx."""
+"""The API with the spec's client rules built in (docs/api.md#polling, docs/api.md#retry-advice), sync and async, on httpx."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import httpx
 from .errors import ProspectNetworkError, ResearchFailedError, ResearchTimeoutError, error_from_reply
 from .models import Accepted, CompletedReply, ResearchRequest, StatusReply
 
-# The spec's polling backoff (§4.2): 2 s, x1.5, at most 10 s.
+# The contract's polling backoff (docs/api.md#polling): 2 s, x1.5, at most 10 s.
 BACKOFF_START = 2.0
 BACKOFF_FACTOR = 1.5
 BACKOFF_MAX = 10.0
@@ -153,7 +153,7 @@ class ProspectEnrichment:
                 backoff = min(BACKOFF_MAX, backoff * BACKOFF_FACTOR)
 
     def research(self, request: RequestLike, *, idempotency_key: str | None = None) -> CompletedReply:
-        """Submits and waits; resubmits a ``failed`` job once after 5 s (a new credit, spec §7.4)."""
+        """Submits and waits; resubmits a ``failed`` job once after 5 s (a new credit, docs/api.md#retry-advice)."""
         body = _as_request(request)
         first = self.wait_for(self.submit(body, idempotency_key=idempotency_key)["research_id"])
         if first["status"] == "completed":

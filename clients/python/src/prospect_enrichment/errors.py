@@ -1,4 +1,4 @@
-"""Typed errors carrying the spec's codes (§7.3)."""
+"""Typed errors carrying the API's codes (docs/api.md#errors)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class ProspectApiError(Exception):
 
 
 class CreditsError(ProspectApiError):
-    """429 ``credits_exhausted`` or ``trial_limit_reached``; not retried (spec §7.4)."""
+    """429 ``credits_exhausted`` or ``trial_limit_reached``; not retried (docs/api.md#retry-advice)."""
 
     def __init__(self, status: int, body: ErrorBody) -> None:
         super().__init__(status, body)
@@ -41,7 +41,7 @@ class ResearchFailedError(Exception):
 
 
 class ResearchTimeoutError(Exception):
-    """The job did not end within the client's patience (3 minutes, spec §4.2)."""
+    """The job did not end within the client's patience (3 minutes, docs/api.md#polling)."""
 
     def __init__(self, research_id: str, waited_seconds: float) -> None:
         self.research_id = research_id
