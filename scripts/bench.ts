@@ -2,7 +2,7 @@
 // server, provider world, model sandbox, the worker and the API as processes)
 // with fixed provider and model latencies, measured as a client sees it over
 // HTTP. Prints one table; writes bench/results/bench.json and overhead.svg.
-// Nothing is asserted: figures are printed (DESIGN.md "Testing").
+// Nothing is asserted: figures are printed (docs/benchmarks.md).
 //
 //   --only overhead,cache,status,memory   parts to run (default: all)
 //   --quick                               fewer jobs everywhere (~3 min), for a smoke run

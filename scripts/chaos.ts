@@ -1,5 +1,5 @@
 // `npm run chaos`: faults against a throwaway copy of the whole system, each
-// case checked against the promises of spec §3 and §8.1–8.2. Exits non-zero
+// case checked against the promises of docs/api.md (job states, credits, refunds). Exits non-zero
 // when any promise broke. `npm run chaos -- --help` lists the options.
 import { parseArgs } from 'node:util';
 import { apiKilledCase } from './lib/chaos/api-crash-case.ts';

@@ -1,6 +1,6 @@
 // `npm run replay`: replays one research job's recorded history against the
 // CURRENT workflow code, which is how a developer finds out whether a change to
-// workflows/ would break runs already in flight (STYLE.md, "Known traps").
+// workflows/ would break runs already in flight (docs/architecture.md#temporal-traps).
 //
 //   npm run replay -- <research_id> [--save history.json]   fetch from Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)
 //   npm run replay -- --file history.json                   a saved history (this --save, `temporal workflow show -o json`, the UI's download)

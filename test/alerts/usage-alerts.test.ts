@@ -39,7 +39,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
 }
 const allSent = (accountId: number) => async () => (await outbox(accountId)).every((row) => row.sent_at !== null);
 
-describe('usage alerts (DECISIONS.md "Plans")', () => {
+describe('usage alerts (docs/decisions.md#plans)', () => {
   it('60 concurrent requests on Starter (50 credits): one 75 % and one 95 % e-mail, each once', async () => {
     const { accountId, key } = await stack.createCustomer('starter');
     const replies = await Promise.all(Array.from({ length: 60 }, (_, index) => stack.api.research(key, { email: `p${index}@nowhere-corp.com` })));

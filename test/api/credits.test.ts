@@ -25,7 +25,7 @@ async function ledger(accountId: number) {
   >;
 }
 
-describe('credits (spec §8.1)', () => {
+describe('credits (docs/api.md#credits-and-plans)', () => {
   it('60 simultaneous requests against 49 remaining credits: exactly 49 accepted, one ledger row each', async () => {
     const { accountId, key } = await stack.createCustomer('starter');
     expect((await stack.api.research(key, { email: 'first@nowhere-corp.com' })).status).toBe(202);
@@ -81,7 +81,7 @@ describe('credits (spec §8.1)', () => {
   });
 });
 
-describe('refunds (spec §8.2)', () => {
+describe('refunds (docs/api.md#refunds)', () => {
   it('a failed job is refunded exactly once, however often it is failed', async () => {
     const { accountId, key } = await stack.createCustomer('starter');
     const accepted = await stack.api.research(key, { email: 'refund@nowhere-corp.com' });

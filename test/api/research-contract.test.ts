@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-describe('authentication, in the order of DECISIONS.md', () => {
+describe('authentication, in the order of docs/decisions.md#the-order-of-checks', () => {
   it('401 missing_api_key without an Authorization header, on both endpoints', async () => {
     for (const reply of [await stack.api.post('/research', { email: 'a@b.co' }), await stack.api.get('/research-status/res_x')]) {
       expect(reply.status).toBe(401);
@@ -89,7 +89,7 @@ describe('request validation', () => {
     expect([big.status, big.body.error]).toEqual([413, 'payload_too_large']);
   });
 
-  it('a body that is not JSON is 400 missing_email, whatever its type (DECISIONS.md: the spec lists no 415)', async () => {
+  it('a body that is not JSON is 400 missing_email, whatever its type (docs/decisions.md#error-bodies: no 415)', async () => {
     // As `curl -d 'email=a@example.com'` sends it.
     const form = await stack.api.post('/research', null, {
       key: customer.key,

@@ -5,7 +5,7 @@ import { billingOverview, cancelSubscription, cancelSubscriptionNow, portalUrl, 
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from './billing-stack.ts';
 
 // The Billing page's operations against the Stripe stand-in, with the real
-// webhook route applying what Stripe reports (DECISIONS.md "Plans"): plans and
+// webhook route applying what Stripe reports (docs/decisions.md#plans): plans and
 // credits change only when a verified event says a payment went through.
 
 let b: BillingStack;

@@ -3,7 +3,7 @@ import { billingCycleAt } from '../../domain/billing-cycle.ts';
 import { addMonths, periodAfter, prorationLines } from '../../sandbox/stripe/periods.ts';
 
 // The stand-in's periods (Stripe's documented billing_cycle_anchor rule) and our
-// billing cycles (DECISIONS.md "Plans") must agree to the second: a renewal the
+// billing cycles (docs/decisions.md#plans) must agree to the second: a renewal the
 // webhook applies and the cycle the API rolls into are then one and the same.
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;

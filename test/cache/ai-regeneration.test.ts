@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { aiFields, creditState, providerCalls, researchCompleted, rows } from '../helpers/research-runs.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Spec §8.2/§8.4: a failed AI step still completes the job (AI fields null, no
+// docs/api.md#refunds, docs/api.md#freshness: a failed AI step still completes the job (AI fields null, no
 // refund); the next request regenerates only the AI part (`needsAI`), asking
 // no data provider again.
 

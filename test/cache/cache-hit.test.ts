@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditState, providerCalls, researchCompleted, rows } from '../helpers/research-runs.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Spec §8.4 cache scope and hits, end to end through the API, the worker and
+// docs/api.md#freshness: scope and hits, end to end through the API, the worker and
 // the sandboxes; the sandbox call counters show which providers were asked.
 
 let stack: TestStack;
@@ -33,7 +33,7 @@ describe('a cache hit', () => {
     expect(second.meta.company).toEqual({ from_cache: true, apis_called: [] });
     expect(second.data).toEqual(first.data);
     expect(second.data.prospect?.summary).toBeTruthy();
-    // Caching affects latency and freshness, not cost (spec §8.4 title).
+    // Caching affects latency and freshness, not cost (docs/api.md#freshness).
     expect(await creditState(stack, accountId)).toEqual({ used: 2, kinds: ['consume', 'consume'] });
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditState, providerCalls, researchCompleted } from '../helpers/research-runs.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Where the company comes from (spec §2.5, §4.1; issue 3 item 4): the e-mail
+// Where the company comes from (docs/api.md#the-result, docs/api.md#post-research; issue 3 item 4): the e-mail
 // domain, the caller's hints, or the person once found; a prospect found
 // nowhere still gets its company; free-mail domains are never a company.
 

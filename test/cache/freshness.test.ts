@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerCalls, researchCompleted, rows } from '../helpers/research-runs.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Spec §8.4 refresh windows with the injectable clock (shared by the API and
+// docs/api.md#freshness: refresh windows with the injectable clock (shared by the API and
 // the activities): prospect 30 days, company 90, decision makers 60. Within the
 // window the cache answers; after it the stored row is overwritten in place.
 // The clock only moves forward, so every test starts from its own new customer.

@@ -7,7 +7,7 @@ import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 // Issue 16 §1 (DECISIONS.md "Data and AI"): cached AI texts remember their
 // language. After the account's language changes, a job over cached data
-// rewrites only the AI texts (spec §8.4 `needsAI`, no provider call) and
+// rewrites only the AI texts (docs/api.md#freshness, `needsAI`, no provider call) and
 // stores them in the new language; the next job in that language is a plain
 // cache hit again.
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { creditState, providerCalls, researchCompleted } from '../helpers/research-runs.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// DESIGN.md: optional parts degrade to null/[] instead of failing the job; a
+// docs/architecture.md#the-research-path: optional parts degrade to null/[] instead of failing the job; a
 // part that could not be fetched is not cached, so the next request tries again.
 
 let stack: TestStack;

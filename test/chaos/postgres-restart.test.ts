@@ -8,7 +8,7 @@ import { freePort } from '../../scripts/lib/free-port.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../scripts/lib/postgres-server.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Spec §3 and §8.2 through a PostgreSQL restart mid-job: every job ends
+// docs/api.md#job-states and docs/api.md#refunds through a PostgreSQL restart mid-job: every job ends
 // (completed, or failed with its refund), no credit is lost or taken twice.
 // The file runs its own cluster, since the run's shared one serves other files.
 

@@ -9,7 +9,7 @@ import { ROOT } from '../../scripts/lib/local-services.ts';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-server.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Spec §3 and §8.2 through a Temporal restart mid-job: jobs in flight end
+// docs/api.md#job-states and docs/api.md#refunds through a Temporal restart mid-job: jobs in flight end
 // completed or failed with a refund; a POST while Temporal is down is accepted
 // (202) and runs once Temporal is back: the relay starts its workflow
 // (services/workflow-start-relay.ts). The file runs its own Temporal with a state file

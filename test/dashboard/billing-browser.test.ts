@@ -86,7 +86,7 @@ describe('billing in Chromium', () => {
     expect(await seriousAccessibilityFindings(page)).toEqual([]);
     const upgraded = await stack.orm.em.fork().findOneOrFail(Account, accountId);
     expect(upgraded.plan).toBe('growth');
-    // The new plan's credits plus the 2 unused Free credits (DECISIONS.md "Plans"; Checkout starts a new cycle).
+    // The new plan's credits plus the 2 unused Free credits (docs/decisions.md#plans; Checkout starts a new cycle).
     expect(upgraded.creditLimit).toBe(202);
 
     // Usage after the upgrade: the new cycle is empty, the previous one is a choice away, the ledger says what was carried over.

@@ -139,7 +139,7 @@ describe('content types', () => {
     'application/jsonx',
     'text/json-ish',
     'application/json\r\nX-Injected: 1'.replace(/\r\n/g, ' '),
-  ])('%s: not JSON, so 400 missing_email (DECISIONS.md: no 415)', async (contentType) => {
+  ])('%s: not JSON, so 400 missing_email (docs/decisions.md#error-bodies: no 415)', async (contentType) => {
     const before = await ledger();
     const reply = await post('{"email":"ct@nowhere-corp.com"}', { 'content-type': contentType });
     expect([reply.status, reply.body.error]).toEqual([400, 'missing_email']);

@@ -9,7 +9,7 @@ import { revokeApiKey } from '../../services/api-keys.ts';
 import { createApiCaller, type ApiCaller, type ApiReply } from '../helpers/api-caller.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// API keys never reach a reply or a log line (DECISIONS.md, lib/logger.ts): the
+// API keys never reach a reply or a log line (docs/operations.md#logs, lib/logger.ts): the
 // real API process (api/main.ts) at LOG_LEVEL=trace, its whole output captured,
 // fed keys in every place a client could put them, including where they do not belong.
 

@@ -5,7 +5,7 @@ import { judgeLanguage } from '../ai/ai-fixtures.ts';
 import { SAMPLE_PRODUCT, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { pickPeople, requestsAbout, research, type Completed } from './insight-helpers.ts';
 
-// DECISIONS.md "Data and AI": provider output is data. A post that tries to
+// docs/decisions.md#data-and-ai: provider output is data. A post that tries to
 // instruct the model cannot change the reply's shape or language, and the
 // product context of one key never reaches the reply of another.
 

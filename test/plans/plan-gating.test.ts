@@ -5,7 +5,7 @@ import { companyNews } from '../../sandbox/provider-world/posts-and-news.ts';
 import { providerCalls, researchCompleted } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// DECISIONS.md "Plans": decision makers on Growth and Scale only, company news
+// docs/decisions.md#plans: decision makers on Growth and Scale only, company news
 // on Scale only (at most 3 items, at most 12 months old, `date` YYYY-MM).
 // A plan without a part does not pay a provider for it either.
 
@@ -143,7 +143,7 @@ describe('a downgrade', () => {
     expect(scale.data.company!.news!.length).toBeGreaterThan(0);
 
     await changePlan(stack.orm.em.fork(), accountId, 'starter', stack.clock.now());
-    // Still Scale until the cycle ends (DECISIONS.md).
+    // Still Scale until the cycle ends (docs/decisions.md#plans).
     expect((await researchCompleted(stack, key, { email: person.email })).data.decision_makers.length).toBeGreaterThan(0);
 
     // The next cycle: the company (90 days) and its decision makers (60 days) are still cached.

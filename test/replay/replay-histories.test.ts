@@ -1,5 +1,5 @@
 // Replays the recorded histories in test/histories/ against the current workflow
-// code (DESIGN.md "Testing"): a change to workflows/ that would break runs in
+// code (docs/operations.md#replaying-a-run): a change to workflows/ that would break runs in
 // flight fails here. `record-histories.test.ts` says how the files are made.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

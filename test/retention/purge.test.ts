@@ -81,7 +81,7 @@ describe('the daily purge (research logs 12 months, error logs 6)', () => {
     expect((await stack.api.status(key, middle.researchId)).body.status).toBe('completed');
     expect(await stack.api.status(key, old.researchId)).toMatchObject({ status: 404, body: { error: 'not_found' } });
 
-    // Enriched rows are not deleted by age (spec §2.6); the ledger is a billing record.
+    // Enriched rows are not deleted by age (docs/api.md#your-data); the ledger is a billing record.
     const after = await accountRowCounts(stack, accountId);
     expect(after).toEqual({ ...before, research_job: 4, webhook_delivery: 4, prospect_list: 1 });
     expect(await rows(stack, 'select * from credit_ledger_entry where account_id = ? order by id', [accountId])).toEqual(ledgerBefore);

@@ -5,8 +5,8 @@ import { NEWS_ERRORS, NEWS_EVERYTHING_200 } from '../providers/fixtures/newsapi.
 import { PDL_COMPANY_ENRICH_200, PDL_ERRORS, PDL_PERSON_ENRICH_200, PDL_PERSON_SEARCH_200 } from '../providers/fixtures/pdl.ts';
 import { SOCIAL_COMPANY_POSTS, SOCIAL_PROFILE_POSTS_FOUND, SOCIAL_PROFILE_POSTS_NOT_FOUND, SOCIAL_PROFILES_BATCH } from '../providers/fixtures/social-fetch.ts';
 
-// The stand-in must answer in the providers' documented shapes (DESIGN.md
-// "Outside systems"): every key it sends exists in the documented example with
+// The stand-in must answer in the providers' documented shapes
+// (docs/architecture.md#outside-systems-in-development-and-tests): every key it sends exists in the documented example with
 // the same type (null stands for a nullable field), and the collections the
 // documentation promises are there.
 

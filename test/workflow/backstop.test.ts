@@ -7,7 +7,7 @@ import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;
 
-// No worker at first: jobs wait in `queued`, as spec §3 describes.
+// No worker at first: jobs wait in `queued`, as docs/api.md#job-states describes.
 beforeAll(async () => {
   stack = await startTestStack({ withWorker: false, deadlineMs: 1_500, backstopGraceMs: 500 });
 });

@@ -21,7 +21,7 @@ import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, typ
 // run's HubSpot calls at HubSpot's documented rate (sandbox/hubspot/limits.ts,
 // from developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines:
 // 110 calls per 10 s per installing account, search apart at 5 per second;
-// research/hubspot.md §6). The HubSpot stand-in answers at once; its request
+// docs/crm.md#rate-limits). The HubSpot stand-in answers at once; its request
 // log gives the calls per contact and the busiest 10 s.
 
 /** A portal of its own in the stand-in: it holds exactly the bench's contacts. */

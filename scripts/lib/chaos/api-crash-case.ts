@@ -14,7 +14,7 @@ interface BurstRequest {
 }
 
 /**
- * DECISIONS.md "an accepted job runs": a POST records the job, the intent to
+ * docs/decisions.md#an-accepted-job-runs: a POST records the job, the intent to
  * start its workflow and the credit in one transaction, then tries the start;
  * an API killed in between leaves the start to the relay of the other
  * processes (the worker's, while no API runs) and of the restarted API. The

@@ -46,7 +46,7 @@ export const IN_FLIGHT_LATENCY = { meanMs: 900, jitterMs: 400 };
 /**
  * Submits one job per person; every POST is expected to be accepted. Under
  * load (`isLoad`) a 500 is allowed: the workflow could not be started in time,
- * and the job is failed and refunded (DECISIONS.md), which the checks verify.
+ * and the job is failed and refunded (docs/decisions.md#refunds), which the checks verify.
  */
 export async function submitJobs(context: CaseContext, people: readonly SandboxPerson[], concurrency = 16, options: { isLoad?: boolean } = {}): Promise<string[]> {
   const started = Date.now();
@@ -112,7 +112,7 @@ async function stuckWorkflows(context: CaseContext): Promise<string> {
 const SETTLE_SLACK_MS = 30_000;
 
 /**
- * DECISIONS.md "an accepted job runs": where the fault left PostgreSQL up, a
+ * docs/decisions.md#an-accepted-job-runs: where the fault left PostgreSQL up, a
  * job accepted (credit taken) must end `completed`; one that failed broke
  * that promise, refund or not.
  */

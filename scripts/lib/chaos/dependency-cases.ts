@@ -2,7 +2,7 @@ import { ZCompletedStatus, type ResearchData } from '../../../domain/research-re
 import { seconds, settle, submitJobs, type CaseContext, type ChaosCase } from './case-kit.ts';
 import { getStatus, mapLimited, postJson, type SandboxPerson } from './research-client.ts';
 
-/** DESIGN.md: optional parts degrade to null/[]; provider trouble is never the caller's bill. */
+/** docs/architecture.md#the-research-path: optional parts degrade to null/[]; provider trouble is never the caller's bill. */
 export const providerFaultsCase: ChaosCase = {
   id: 4,
   title: '30 % provider errors and timeouts',
@@ -40,11 +40,11 @@ export const providerFaultsCase: ChaosCase = {
   },
 };
 
-// The AI-written fields of a reply (spec §2.2–2.3; title and description are the model's English renderings).
+// The AI-written fields of a reply (docs/api.md#the-result; title and description are the model's English renderings).
 const AI_PROSPECT_FIELDS = ['summary', 'opening_talk', 'title'] as const;
 const AI_COMPANY_FIELDS = ['description', 'problems', 'services', 'icp', 'synergy_points', 'discovery_questions', 'insights'] as const;
 
-/** Spec §8.2: the AI step failing while data is returned completes the job, not refunded. */
+/** docs/api.md#refunds: the AI step failing while data is returned completes the job, not refunded. */
 export const aiDownCase: ChaosCase = {
   id: 5,
   title: 'AI endpoint down',

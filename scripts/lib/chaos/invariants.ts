@@ -17,8 +17,8 @@ export interface InvariantReport {
 }
 
 /**
- * The promises every case must leave intact for its account (spec §3, §8.1,
- * §8.2, DECISIONS.md "Job states, time and money"):
+ * The promises every case must leave intact for its account (docs/api.md#job-states,
+ * docs/api.md#refunds, docs/decisions.md#job-states-time-and-money):
  * - `credits_used` = consume rows − refund rows that gave a credit back, in the cycle;
  * - no job still `queued`/`processing` once the case has settled;
  * - exactly one consume row per job, and none without a job;

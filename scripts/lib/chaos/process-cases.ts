@@ -3,7 +3,7 @@ import { countWaitingForWorkflow, describeReplies, expectInFlight, expectNoneFai
 import { mapLimited, sleep, submit, waitForJobs } from './research-client.ts';
 import type { Restartable } from './stack.ts';
 
-/** Spec §3 + DESIGN.md: a worker crash loses no job; another run of each activity finishes it. */
+/** docs/api.md#job-states + docs/decisions.md#an-accepted-job-runs: a worker crash loses no job; another run of each activity finishes it. */
 export const workerKilledCase: ChaosCase = {
   id: 1,
   title: 'worker killed (SIGKILL) mid-job, restarted',
@@ -29,7 +29,7 @@ export const workerKilledCase: ChaosCase = {
  * PostgreSQL down they are answered 5xx and take nothing; with Temporal down
  * (`isAcceptedDuringOutage`) PostgreSQL can record them, so they are accepted
  * (202), wait in the workflow-start outbox and run once Temporal is back, like
- * every job in flight: none may fail (DECISIONS.md "an accepted job runs").
+ * every job in flight: none may fail (docs/decisions.md#an-accepted-job-runs).
  */
 function backingServiceCase(id: number, title: string, service: (context: CaseContext) => Restartable, options: { isAcceptedDuringOutage: boolean }): ChaosCase {
   return {
@@ -68,7 +68,7 @@ const DURING_OUTAGE_POSTS = 3;
 export const temporalRestartCase = backingServiceCase(2, 'Temporal dev server restarted mid-job', (context) => context.stack.temporalServer, { isAcceptedDuringOutage: true });
 export const postgresRestartCase = backingServiceCase(3, 'PostgreSQL restarted mid-job', (context) => context.stack.postgres, { isAcceptedDuringOutage: false });
 
-/** Spec §8.1/§8.2 under load: the ledger balances however the worker is restarted. */
+/** docs/api.md#credits-and-plans, docs/api.md#refunds under load: the ledger balances however the worker is restarted. */
 export const loadWithWorkerRestartsCase: ChaosCase = {
   id: 7,
   title: 'jobs in flight while the worker restarts twice (SIGKILL, then SIGTERM)',

@@ -44,7 +44,7 @@ export async function createCustomers(databaseUrl: string, count: number, credit
     const customers: Customer[] = [];
     for (let index = 0; index < count; index += 1) {
       const account = await createAccount(orm.em.fork(), { ownerEmail: `chaos-${index}-${randomBytes(4).toString('hex')}@example.com`, plan: 'scale', language: 'en' }, new Date());
-      // More than a Scale cycle holds (a custom plan, spec §8.1) only when a run asks for it.
+      // More than a Scale cycle holds (a custom plan, docs/api.md#credits-and-plans) only when a run asks for it.
       await orm.em.fork().getConnection().execute('update account set credit_limit = greatest(credit_limit, ?) where id = ?', [credits, account.id]);
       const { key } = await createApiKey(orm.em.fork(), { accountId: account.id, productContext: PRODUCT });
       customers.push({ accountId: account.id, key });

@@ -7,7 +7,7 @@ const TRICKLE_INTERVAL_MS = 1_000;
 const TRICKLE_MARGIN_MS = 3_000;
 
 /**
- * DECISIONS.md "an accepted job runs", through an outage longer than a
+ * docs/decisions.md#an-accepted-job-runs, through an outage longer than a
  * caller's patience for one request: Temporal stays down for `longDownMs`
  * (20 s by default) while POSTs keep arriving. With PostgreSQL up every POST
  * is accepted (202); the jobs wait in the workflow-start outbox, reading as
