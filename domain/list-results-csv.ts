@@ -5,8 +5,8 @@ import type { Language } from './languages.ts';
 // input's columns first, then the research flattened into columns a person
 // reads. Written by csv-stringify with what Excel and LibreOffice need in every
 // one of the eight languages: a UTF-8 BOM (Excel otherwise reads Windows-1252),
-// CRLF between records, every cell quoted, line breaks inside cells as LF, and
-// the separator Excel expects in the account's language.
+// CRLF between records, every cell quoted (an empty one as `""`), line breaks
+// inside cells as LF, and the separator Excel expects in the account's language.
 
 /** A row's state in a list run (domain/lists.ts `ListRowStatus`, mirrored so this file stands alone). */
 export type ListResultStatus = 'skipped' | 'pending' | 'running' | 'completed' | 'failed' | 'not_charged';
@@ -72,6 +72,7 @@ export function formatListResultsCsv(input: { headers: string[]; rows: ListResul
     delimiter: input.delimiter ?? ',',
     record_delimiter: 'windows',
     quoted: true,
+    quoted_empty: true,
     // OWASP CSV injection: a cell starting with = + - @ tab or CR (or their full-width forms) gets a leading '.
     escape_formulas: true,
   });

@@ -60,6 +60,16 @@ describe('the results CSV', () => {
     expect(csv.split('\r\n')).toHaveLength(2 + rows.length);
   });
 
+  it('quotes an empty cell too, as the README says: "" between the separators, never nothing', () => {
+    for (const delimiter of [',', ';'] as const) {
+      const records = formatListResultsCsv({ headers, rows, delimiter }).replace(/^\uFEFF/, '').split('\r\n').slice(0, -1);
+      // Every field a quoted string ("" inside it for a quote), a separator between them, nothing else.
+      const quotedOnly = new RegExp(`^"(?:[^"]|"")*"(?:${delimiter}"(?:[^"]|"")*")*$`);
+      for (const record of records) expect(record).toMatch(quotedOnly);
+      expect(records[4]).toContain(`"late@acme.com"${delimiter}""${delimiter}"Not run (not charged)"`);
+    }
+  });
+
   it('reads back cell by cell: input columns first, then the research flattened', () => {
     const [header, completed, failed, skipped, cancelled] = readBack(csv);
     expect(header).toEqual([...headers, 'Status', 'Note', 'Research ID', 'Name (research)', ...RESULT_COLUMNS.slice(4)]);
