@@ -87,11 +87,20 @@ describe('the CRM page in Chromium', () => {
     await page.getByText(/^Next run: /).waitFor();
     await expectAccessible(page);
 
+    // A contact whose name is as long as HubSpot allows (65,536 characters) is shown cut to a readable length (issue 25).
+    const added = await fetch(`${crm.hubspot.url}/__admin/contacts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contacts: [{ email: 'long.name@gmail.com', firstname: 'L'.repeat(65_000), lastname: 'Long', hubspotscore: 99 }] }),
+    });
+    expect(added.status).toBe(201);
     await page.getByRole('button', { name: 'Preview the next run' }).click();
     const preview = page.getByRole('table', { name: 'Contacts of the next run' });
     await preview.waitFor();
     expect(await preview.getByRole('row').filter({ hasText: 'Researched' }).count()).toBe(3);
     expect(await preview.getByRole('row').filter({ hasText: 'Skipped: free-mail address' }).count()).toBeGreaterThan(0);
+    const longName = await preview.getByRole('row').filter({ hasText: 'long.name@gmail.com' }).getByRole('rowheader').innerText();
+    expect(longName).toMatch(/^L{59}…$/);
     await expectAccessible(page);
     await screenshotForReadme(page, 'crm');
 

@@ -1,6 +1,7 @@
 import { Anchor, Badge, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { SKIP_REASON_LABELS, SKIP_REASONS } from '../../../../../domain/crm.ts';
+import { shortText } from '../../../../../domain/shown-text.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import type { CrmPreviewContact, CrmRun } from '../api.ts';
 
@@ -25,7 +26,8 @@ const skippedText = (skipped: CrmRun['counts']['skipped']) =>
     .map((reason) => `${skipped[reason]} ${SKIP_REASON_LABELS[reason]}`)
     .join(', ') || 'none';
 
-const nameOf = (contact: { name: string | null; email: string | null; contactId: string }) => contact.name ?? contact.email ?? `Contact ${contact.contactId}`;
+// A contact's name and e-mail are whatever the CRM holds, of any length: shown cut to a readable length.
+const nameOf = (contact: { name: string | null; email: string | null; contactId: string }) => shortText(contact.name ?? contact.email ?? `Contact ${contact.contactId}`);
 
 /** The contacts the next run would take, and those it would skip with the reason. */
 export function CrmPreviewTable({ taken, skipped }: { taken: CrmPreviewContact[]; skipped: CrmPreviewContact[] }) {
@@ -50,7 +52,7 @@ export function CrmPreviewTable({ taken, skipped }: { taken: CrmPreviewContact[]
                   {nameOf(contact)}
                 </Anchor>
               </Table.Th>
-              <Table.Td>{contact.email ?? '—'}</Table.Td>
+              <Table.Td>{contact.email ? shortText(contact.email) : '—'}</Table.Td>
               <Table.Td>{contact.score ?? '—'}</Table.Td>
               <Table.Td>{contact.skipped ? `Skipped: ${SKIP_REASON_LABELS[contact.skipped]}` : 'Researched'}</Table.Td>
             </Table.Tr>
@@ -119,7 +121,7 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                   <Table.Tr key={contact.contactId}>
                     <Table.Th scope="row">
                       {nameOf(contact)}
-                      {contact.email && contact.name ? <Text size="xs">{contact.email}</Text> : null}
+                      {contact.email && contact.name ? <Text size="xs">{shortText(contact.email)}</Text> : null}
                     </Table.Th>
                     <Table.Td>{contact.skipReason ? `Skipped: ${SKIP_REASON_LABELS[contact.skipReason]}` : OUTCOME[contact.outcome]}</Table.Td>
                     <Table.Td>
