@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/browser/esm/sync';
-import { LIST_MAX_BYTES, LIST_MAX_ROWS, formatCount, type ListFileError, type ListFileErrorCode, type ListParse, type ParsedList } from './list-fields.ts';
+import { LIST_MAX_BYTES, LIST_MAX_ROWS, formatCount, isBlankRow, type ListFileError, type ListFileErrorCode, type ListParse, type ParsedList } from './list-fields.ts';
 
 // An uploaded list (issue 20, docs/lists.md#using-it): a CSV in
 // UTF-8 with or without BOM, comma or semicolon separated, at most 2 MiB and
@@ -60,7 +60,8 @@ export function readListFile(bytes: Uint8Array): ListParse {
 /**
  * Parses CSV text: separator detected (or named by Excel's `sep=;` line),
  * quoted fields, the row limit applied. Blank rows inside the list stay as
- * empty rows, so every row keeps the number a spreadsheet shows for it.
+ * empty rows, so every row keeps the number a spreadsheet shows for it; they
+ * count towards no limit and the preview skips them (`isBlankRow`).
  */
 export function parseListText(text: string): ListParse {
   let body = text.replace(/^\uFEFF/, '');
@@ -93,20 +94,18 @@ export function parsePastedAddresses(text: string): ListParse {
   return { ok: true, list: { headers: ['email'], rows, firstRowNumber: 1 } };
 }
 
-const isBlank = (record: string[]) => record.every((cell) => cell.trim() === '');
-
 /** `skippedLines`: lines above the records (a `sep=` line), which a spreadsheet shows as rows too. */
 function listFrom(records: string[][], skippedLines: number): ListParse {
-  const first = records.findIndex((record) => !isBlank(record));
+  const first = records.findIndex((record) => !isBlankRow(record));
   if (first < 0) return fail('empty_file', EMPTY);
   let end = records.length;
-  while (end > first && isBlank(records[end - 1])) end -= 1;
+  while (end > first && isBlankRow(records[end - 1])) end -= 1;
   // A first row that holds an address is data, not a header (a bare column of addresses).
   const hasHeaderRow = !records[first].some((cell) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(cell.trim()));
   const data = records.slice(hasHeaderRow ? first + 1 : first, end);
   const width = Math.max(...records.slice(first, end).map((record) => record.length));
   const headers = Array.from({ length: width }, (_, index) => (hasHeaderRow && records[first][index]?.trim()) || `Column ${index + 1}`);
-  const filled = data.filter((record) => !isBlank(record)).length;
+  const filled = data.filter((record) => !isBlankRow(record)).length;
   if (filled === 0) return fail('empty_file', 'The file has a header row but no prospects below it.');
   if (filled > LIST_MAX_ROWS) return tooManyRows(filled);
   const rows = data.map((record) => headers.map((_, index) => (record[index] ?? '').trim()));

@@ -26,11 +26,18 @@ export type ColumnMapping = Partial<Record<ListField, number>>;
 export interface ParsedList {
   /** The file's header row, or `Column 1`… when its first row is data; pasted addresses: `['email']`. */
   headers: string[];
-  /** Data rows, every cell a trimmed string ('' when empty), header excluded, as wide as `headers`. */
+  /**
+   * Data rows, every cell a trimmed string ('' when empty), header excluded, as wide as `headers`.
+   * A blank line inside the list stays as a blank row, so row `i` is spreadsheet row
+   * `firstRowNumber + i`; the preview, the run and the downloads skip it (`isBlankRow`).
+   */
   rows: string[][];
   /** The first data row's number as a spreadsheet shows it: 2 under a header row, 1 without. */
   firstRowNumber: number;
 }
+
+/** A blank line of the file (every cell empty): not a row of the list. */
+export const isBlankRow = (cells: string[]) => cells.every((cell) => cell.trim() === '');
 
 export const LIST_FILE_ERRORS = ['not_csv', 'binary_file', 'too_large', 'too_many_rows', 'empty_file', 'mixed_encoding', 'no_email_column'] as const;
 export type ListFileErrorCode = (typeof LIST_FILE_ERRORS)[number];
@@ -58,6 +65,12 @@ export interface ListPreviewRow {
   rowNumber: number;
   /** Normalised (trimmed, lower-cased, ASCII domain) when the address is valid. */
   email: string | null;
+  /**
+   * The e-mail cell as the page shows it: a valid address with its domain in its
+   * own letters (`maria@müller-gmbh.de`), else the cell as it was, cut to a
+   * readable length ('' when empty).
+   */
+  shownEmail: string;
   /** The row's research request; null unless valid or flagged. */
   request: ListRowRequest | null;
   verdict: ListRowVerdict;
@@ -68,6 +81,7 @@ export interface ListPreviewRow {
 }
 
 export interface ListPreview {
+  /** Rows of the list; blank lines are none. */
   totalRows: number;
   /** Verdict valid, free_mail or role_based. */
   valid: number;
@@ -85,7 +99,7 @@ export interface ListPreview {
   isCutByCredits: boolean;
   /** "Uses 137 of your 180 credits left." or what runs when the credits do not cover the list. */
   costMessage: string;
-  /** Every data row, in file order. */
+  /** Every row of the list, in file order (blank lines left out). */
   rows: ListPreviewRow[];
 }
 

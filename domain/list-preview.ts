@@ -1,10 +1,12 @@
 import { classifyEmail } from './email-classification.ts';
 import { guessColumnMapping } from './list-columns.ts';
-import { isValidEmail, normaliseEmail } from './email-address.ts';
+import { isValidEmail, normaliseEmail, shownEmail } from './email-address.ts';
 import { MAX_HINT_LENGTH } from './research-request.ts';
+import { shortText } from './shown-text.ts';
 import {
   LIST_FIELDS,
   formatCount,
+  isBlankRow,
   type ColumnMapping,
   type ListFileError,
   type ListPreview,
@@ -16,7 +18,11 @@ import {
 // The check before a list starts (issue 20): each row's address validated by
 // the API's rules (domain/email-address.ts), duplicates folded onto their first
 // row, free-mail and role mailboxes flagged by the same public lists as the API
-// and CRM runs, and the cost against the credits left.
+// and CRM runs, and the cost against the credits left. What a row shows of
+// its cells is cut to a readable length (domain/shown-text.ts).
+
+/** Headers named in a message about the columns; a file may have thousands. */
+const SHOWN_HEADERS = 10;
 
 /** Why the list cannot be previewed with this mapping, or null. */
 export function mappingError(list: ParsedList, mapping: ColumnMapping): ListFileError | null {
@@ -26,10 +32,12 @@ export function mappingError(list: ParsedList, mapping: ColumnMapping): ListFile
   if (guessed !== undefined) {
     return {
       code: 'no_email_column',
-      message: `No column is chosen as the e-mail column. "${list.headers[guessed]}" looks like it holds the addresses: choose E-mail for it.`,
+      message: `No column is chosen as the e-mail column. "${shortText(list.headers[guessed])}" looks like it holds the addresses: choose E-mail for it.`,
     };
   }
-  const found = list.headers.map((header) => `"${header}"`).join(', ');
+  const named = list.headers.slice(0, SHOWN_HEADERS).map((header) => `"${shortText(header)}"`);
+  const more = list.headers.length - named.length;
+  const found = `${named.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}`;
   return {
     code: 'no_email_column',
     message: `No column is chosen as the e-mail column, and none of the columns (${found}) looks like one. Choose the column that holds the addresses, or add one to the file.`,
@@ -42,17 +50,17 @@ export function buildListPreview(list: ParsedList, mapping: ColumnMapping, optio
   const firstRowOf = new Map<string, number>();
   let budget = creditsLeft;
   let toResearch = 0;
-  const rows = list.rows.map((cells, index): ListPreviewRow => {
-    const rowNumber = list.firstRowNumber + index;
-    const checked = !hasEmailColumn
-      ? { reason: 'no e-mail column chosen' }
-      : cells.every((cell) => cell.trim() === '')
-        ? { reason: 'empty row' }
-        : checkAddress(cells[mapping.email!] ?? '');
-    if ('reason' in checked) return { rowNumber, email: null, request: null, verdict: 'invalid', reason: checked.reason, willRun: false };
+  const previewRow = (cells: string[], rowNumber: number): ListPreviewRow => {
+    const cell = hasEmailColumn ? (cells[mapping.email!] ?? '') : '';
+    const checked = hasEmailColumn ? checkAddress(cell) : { reason: 'no e-mail column chosen' };
+    if ('reason' in checked) {
+      return { rowNumber, email: null, shownEmail: shortText(cell), request: null, verdict: 'invalid', reason: checked.reason, willRun: false };
+    }
     const { email } = checked;
+    // A valid address is short enough to show whole (at most 254 characters).
+    const shown = shownEmail(email);
     const first = firstRowOf.get(email);
-    if (first !== undefined) return { rowNumber, email, request: null, verdict: 'duplicate', reason: `same as row ${first}`, willRun: false };
+    if (first !== undefined) return { rowNumber, email, shownEmail: shown, request: null, verdict: 'duplicate', reason: `same as row ${first}`, willRun: false };
     firstRowOf.set(email, rowNumber);
     const classification = classifyEmail(email);
     const verdict = classification.isFreeMail || classification.isDisposable ? 'free_mail' : classification.isRoleBased ? 'role_based' : 'valid';
@@ -60,8 +68,10 @@ export function buildListPreview(list: ParsedList, mapping: ColumnMapping, optio
     if (runs) toResearch += 1;
     const willRun = runs && budget > 0;
     if (willRun) budget -= 1;
-    return { rowNumber, email, request: requestOf(email, cells, mapping), verdict, reason: null, willRun };
-  });
+    return { rowNumber, email, shownEmail: shown, request: requestOf(email, cells, mapping), verdict, reason: null, willRun };
+  };
+  // A blank line is no row of the list; the rows after it keep their spreadsheet numbers.
+  const rows = list.rows.flatMap((cells, index) => (isBlankRow(cells) ? [] : [previewRow(cells, list.firstRowNumber + index)]));
   const count = (verdict: ListPreviewRow['verdict']) => rows.filter((row) => row.verdict === verdict).length;
   const freeMail = count('free_mail');
   const roleBased = count('role_based');
@@ -104,7 +114,7 @@ export function checkAddress(raw: string): { email: string } | { reason: string 
   let value = raw.trim().replace(/^mailto:/i, '');
   const bracketed = /<([^<>]*)>\s*$/.exec(value);
   if (bracketed) value = bracketed[1].trim();
-  const shown = value.length > 60 ? `${value.slice(0, 57)}…` : value;
+  const shown = shortText(value);
   if (value === '') return { reason: 'no e-mail address' };
   const ats = value.split('@').length - 1;
   if (ats === 0) return { reason: `no @ in "${shown}"` };
@@ -114,7 +124,7 @@ export function checkAddress(raw: string): { email: string } | { reason: string 
   if (at === 0) return { reason: `nothing before the @ in "${shown}"` };
   const domain = value.slice(at + 1);
   if (domain === '') return { reason: `nothing after the @ in "${shown}"` };
-  if (!domain.includes('.') || domain.endsWith('.')) return { reason: `the domain "${domain}" has no ending such as .com` };
+  if (!domain.includes('.') || domain.endsWith('.')) return { reason: `the domain "${shortText(domain)}" has no ending such as .com` };
   const email = asciiDomain(normaliseEmail(value));
   if (!isValidEmail(email)) return { reason: `"${shown}" is not a valid e-mail address` };
   return { email };

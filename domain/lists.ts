@@ -83,12 +83,16 @@ export interface ListProgress {
   failed: number;
   notCharged: number;
   remaining: number;
+  /** Seconds left while running, from this list's own finished rows (domain/list-time-left.ts); null before any has finished. */
   etaSeconds: number | null;
 }
 
 export interface ListRowReply {
   rowNumber: number;
+  /** As stored and researched: the domain in its ASCII form. */
   email: string | null;
+  /** As the page shows it: an internationalised domain in its own letters. */
+  shownEmail: string | null;
   status: ListRowStatus;
   researchId: string | null;
   error: string | null;

@@ -1,7 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IAccount } from '../db/entities/account.ts';
+import { shownEmail } from '../domain/email-address.ts';
+import { isBlankRow } from '../domain/list-fields.ts';
 import { csvDelimiterFor, formatListResultsCsv, type ListResultRow } from '../domain/list-results-csv.ts';
 import { MAX_RUNNING_LISTS, isListRunning, type ListLimits, type ListProgress, type ListRowReply, type ListRowStatus, type ListSummary } from '../domain/lists.ts';
+import { listSecondsLeft } from '../domain/list-time-left.ts';
 import { LIST_ITEMS_IN_FLIGHT } from '../domain/research-fanout.ts';
 import { iso } from './dashboard-keys.ts';
 import { medianCompletionSeconds, remainingSeconds } from './estimates.ts';
@@ -62,9 +65,12 @@ const countsOf = (rows: RowState[]) => {
 
 /** The account's lists, newest first, and how many more may run at once. */
 export async function listLists(em: EntityManager, account: IAccount, now: Date): Promise<{ lists: ListSummary[]; limits: ListLimits }> {
+  // `total` counts the rows of a list: a blank line (every cell empty, as cells are stored trimmed) is none (`isBlankRow`).
   const lists: Array<ListRow & { done: number; failed: number; not_charged: number; total: number }> = await em.execute(
     `select l.id, l.account_id, l.api_key_id, l.product_id, l.name, l.status, l.first_row_number, l.mapping, l.skip_flagged, l.to_run,
-            l.stopped_reason, l.created_at, l.started_at, l.workflow_started_at, l.finished_at, jsonb_array_length(l.cells)::int as total,
+            l.stopped_reason, l.created_at, l.started_at, l.workflow_started_at, l.finished_at,
+            (select count(*) from jsonb_array_elements(l.cells) as cell_row
+              where exists (select 1 from jsonb_array_elements_text(cell_row) as cell where cell <> ''))::int as total,
             count(*) filter (where j.status = 'completed')::int as done,
             count(*) filter (where j.status = 'failed' or (r.status = 'started' and j.id is null))::int as failed,
             count(*) filter (where r.status = 'not_charged')::int as not_charged
@@ -98,11 +104,7 @@ export interface ListDetail {
   rows: ListRowReply[];
 }
 
-/**
- * A list with its progress and rows. Time left: the rows still to go, in
- * waves of the rows in flight, times the median time of the list's own
- * finished jobs (else the account's usual time).
- */
+/** A list with its progress and rows; the time left from the list's own finished rows (domain/list-time-left.ts). */
 export async function listDetail(em: EntityManager, account: IAccount, listId: string, now: Date): Promise<ListDetail> {
   const list = await findList(em, account.id, listId);
   if (list.status === 'draft') {
@@ -112,16 +114,13 @@ export async function listDetail(em: EntityManager, account: IAccount, listId: s
   const counts = countsOf(rows);
   const progress: ListProgress = { total: list.to_run, ...counts, etaSeconds: null };
   if (isListRunning(list.status) && counts.remaining > 0) {
-    const durations = rows
-      .filter((row) => row.completed_at && row.submitted_at)
-      .map((row) => (new Date(row.completed_at!).getTime() - new Date(row.submitted_at!).getTime()) / 1000)
-      .sort((a, b) => a - b);
-    const median = durations.length > 0 ? durations[Math.floor(durations.length / 2)]! : await medianCompletionSeconds(em, account.id);
-    const running = rows.filter((row) => rowStatus(row) === 'running');
-    const oldestRunning = running.reduce<Date | null>((oldest, row) => (row.submitted_at && (!oldest || new Date(row.submitted_at) < oldest) ? new Date(row.submitted_at) : oldest), null);
-    const firstWave = oldestRunning ? remainingSeconds(median, oldestRunning, now) : median;
-    const waves = Math.ceil(counts.remaining / LIST_ITEMS_IN_FLIGHT);
-    progress.etaSeconds = Math.max(1, Math.round(firstWave + (waves - 1) * median));
+    const seconds = (from: Date, to: Date) => (new Date(to).getTime() - new Date(from).getTime()) / 1000;
+    progress.etaSeconds = listSecondsLeft({
+      finishedSeconds: rows.filter((row) => row.completed_at && row.submitted_at).map((row) => seconds(row.submitted_at!, row.completed_at!)),
+      runningSeconds: rows.filter((row) => rowStatus(row) === 'running' && row.submitted_at).map((row) => seconds(row.submitted_at!, now)),
+      waiting: rows.filter((row) => row.status === 'pending').length,
+      inFlight: LIST_ITEMS_IN_FLIGHT,
+    });
   }
   return {
     list: summaryOf(list, counts),
@@ -131,6 +130,7 @@ export async function listDetail(em: EntityManager, account: IAccount, listId: s
       .map((row) => ({
         rowNumber: row.row_number,
         email: row.email,
+        shownEmail: row.email === null ? null : shownEmail(row.email),
         status: rowStatus(row),
         researchId: row.research_id,
         error: rowError(row),
@@ -156,17 +156,19 @@ export async function listResultsJsonl(em: EntityManager, account: IAccount, lis
   return { name: list.name, body: lines.map((line) => `${line}\n`).join('') };
 }
 
-/** The results CSV (domain/list-results-csv.ts): every input row, then its research. */
+/** The results CSV (domain/list-results-csv.ts): every row of the list (blank lines left out), then its research. */
 export async function listResultsCsv(em: EntityManager, account: IAccount, listId: string, now: Date): Promise<{ name: string; body: string }> {
   const list = await findList(em, account.id, listId);
   const rows = list.status === 'draft' ? [] : await rowStates(em, listId, { withReplies: true });
   const median = await medianCompletionSeconds(em, account.id);
   const byPosition = new Map(rows.map((row) => [row.position, row]));
-  const results: ListResultRow[] = list.cells.map((cells, position) => {
+  const results: ListResultRow[] = list.cells.flatMap((cells, position): ListResultRow[] => {
     const row = byPosition.get(position);
-    if (!row) return { cells, status: 'pending', error: list.status === 'draft' ? 'The list has not started.' : null, reply: null };
+    // A list started before blank lines were skipped has a row for each; it stays in its download.
+    if (!row && isBlankRow(cells)) return [];
+    if (!row) return [{ cells, status: 'pending', error: list.status === 'draft' ? 'The list has not started.' : null, reply: null }];
     const reply = statusReply(row, median, now);
-    return { cells, status: rowStatus(row), error: rowError(row), reply: reply ? (JSON.parse(reply) as Record<string, unknown>) : null };
+    return [{ cells, status: rowStatus(row), error: rowError(row), reply: reply ? (JSON.parse(reply) as Record<string, unknown>) : null }];
   });
   return { name: list.name, body: formatListResultsCsv({ headers: list.headers, rows: results, delimiter: csvDelimiterFor(account.language) }) };
 }

@@ -3,12 +3,13 @@ import type { IAccount } from '../db/entities/account.ts';
 import { billingCycleAt } from '../domain/billing-cycle.ts';
 import { AppError, CREDIT_REFUSAL_MESSAGES } from '../domain/errors.ts';
 import {
-  buildListPreview, decodeListFile, guessColumnMapping, mappingError, parseListText, parsePastedAddresses,
+  buildListPreview, decodeListFile, guessColumnMapping, isBlankRow, mappingError, parseListText, parsePastedAddresses,
   type ColumnMapping, type ListParse, type ListPreview, type ListPreviewRow, type ParsedList,
 } from '../domain/list-csv.ts';
 import { MAX_RUNNING_LISTS, type ListStatus, type ListSummary, type TListPatch } from '../domain/lists.ts';
 import { PLANS, creditErrorCode, planLabel } from '../domain/plans.ts';
 import { MAX_HINT_LENGTH, type ResearchRequest } from '../domain/research-request.ts';
+import { shortText } from '../domain/shown-text.ts';
 import { customAlphabet } from 'nanoid';
 import { lockAccount } from './credits.ts';
 import { iso } from './dashboard-keys.ts';
@@ -44,7 +45,7 @@ export interface ListDraftReply extends ListSummary {
   skipFlagged: boolean;
   preview: ListPreview | null;
   mappingError: string | null;
-  /** The first data rows: what each column holds, beside its select. */
+  /** The first rows of the list, each cell cut to a readable length: what each column holds, beside its select. */
   sampleRows: string[][];
 }
 
@@ -181,7 +182,10 @@ export function draftReply(list: ListRow, creditsLeft: number): ListDraftReply {
     skipFlagged: list.skip_flagged,
     preview,
     mappingError: problem?.message ?? null,
-    sampleRows: list.cells.slice(0, SAMPLE_ROWS),
+    sampleRows: list.cells
+      .filter((cells) => !isBlankRow(cells))
+      .slice(0, SAMPLE_ROWS)
+      .map((cells) => cells.map((cell) => shortText(cell))),
   };
 }
 
@@ -194,7 +198,7 @@ export function summaryOf(list: ListRow, counts: { done: number; failed: number;
     createdAt: iso(list.created_at)!,
     startedAt: iso(list.started_at),
     finishedAt: iso(list.finished_at),
-    counts: { total: list.cells.length, toRun: list.to_run, ...counts },
+    counts: { total: list.cells.filter((cells) => !isBlankRow(cells)).length, toRun: list.to_run, ...counts },
     stoppedReason: list.stopped_reason,
   };
 }
@@ -272,10 +276,11 @@ export async function startList(
     if (options.expectedRows !== undefined && preview.willRun < options.expectedRows) {
       throw new AppError('list_credits_changed', `Only ${preview.willRun} rows fit the ${creditsLeft} credits left now (the page said ${options.expectedRows}). Check the preview and start again.`, { willRun: preview.willRun, creditsLeft });
     }
-    const rows = preview.rows.map((row, position) => {
+    const rows = preview.rows.map((row) => {
       const willRun = row.willRun;
       return {
-        position,
+        // The row's place among the stored cells, blank lines included (the downloads read them by it).
+        position: row.rowNumber - list.first_row_number,
         row_number: row.rowNumber,
         email: row.email,
         request: willRun ? requestOf(row) : null,

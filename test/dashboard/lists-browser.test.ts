@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { creditsOf, listCustomer, type ListCustomer } from '../helpers/lists.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -134,7 +134,8 @@ describe('the Lists page in Chromium', () => {
     // At 0 % the bar's filled part has no width: present to screen readers, not visible.
     await progress.waitFor({ state: 'attached' });
     expect(await progress.getAttribute('aria-valuenow')).toBe('0');
-    await page.getByRole('status').filter({ hasText: '0 done, 0 failed, 4 remaining' }).waitFor();
+    // No row has finished yet: the page makes no guess from other jobs (issue 25).
+    await page.getByRole('status').filter({ hasText: '0 done, 0 failed, 4 remaining · estimating the time left' }).waitFor();
     await page.getByRole('button', { name: 'Cancel list' }).click();
     const dialog = page.getByRole('dialog', { name: 'Cancel this list?' });
     await dialog.waitFor();
@@ -218,4 +219,141 @@ describe('the Lists page in Chromium', () => {
     expect((await creditsOf(stack, owner.accountId)).consumed).toHaveLength(4);
     await context.close();
   }, 300_000);
+
+  // Issue 25 §3: what the page shows of the cells, and a cancelled list.
+  it('cuts a 1 MB cell, skips a blank line, shows invalid rows\' cells, IDN domains in their own letters and a cue on a box that scrolls', async () => {
+    const customer = await listCustomer(stack, mail, 'starter');
+    page = await signIn(customer);
+    const kim = samplePerson(stack, { knownTo: 'both' }, 7).email;
+    const megabyte = 'x'.repeat(1_000_000);
+    const invalid = ['keine-adresse', 'kim@localhost', 'y'.repeat(5_000), '@acme.com', 'kim@', 'kim lee@acme.com', '"a@acme.com, b@acme.com"', 'kim@[127.0.0.1]', 'nobody'];
+    const csv = (note: string, header: string) =>
+      [
+        `Name,E-Mail,Company,${header}`,
+        'Maria Müller,maria@müller-gmbh.de,Müller GmbH,',
+        '',
+        `Kim,${kim},,${note}`,
+        ...invalid.map((cell, index) => `Bad ${index + 1},${cell},,`),
+        '',
+      ].join('\r\n');
+    const upload = async (name: string, text: string) => {
+      await page.getByLabel('CSV file').setInputFiles({ name: `${name}.csv`, mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
+      await page.getByRole('heading', { name: `List ${name}`, level: 1 }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Uses 2 of your 50 credits left.' }).waitFor();
+      const start = page.getByRole('button', { name: 'Start researching 2 rows' });
+      return {
+        height: await page.evaluate(() => document.documentElement.scrollHeight),
+        startTop: await start.evaluate((button) => button.getBoundingClientRect().top + window.scrollY),
+      };
+    };
+    // The same list with a short note and header first: the page a megabyte must not change.
+    const short = await upload('Short cell', csv('Met at the fair', 'Note'));
+    await page.getByRole('link', { name: 'Back to lists' }).click();
+    const huge = await upload('Huge cell', csv(megabyte, 'Long header '.repeat(200)));
+
+    // The megabyte is cut wherever it would show: page and Start at most a few lines lower than with a
+    // short note (the page was 336,071 px tall), Start about two screens down, under the check.
+    expect(huge.height).toBeLessThan(short.height + 100);
+    expect(huge.startTop).toBeLessThan(short.startTop + 100);
+    expect(huge.height).toBeLessThan(3_000);
+    expect(huge.startTop).toBeLessThan(2.5 * 900);
+    expect((await page.locator('body').innerText()).length).toBeLessThan(10_000);
+    const note = page.getByRole('combobox', { name: /^Column 4: Long header Long header/ });
+    expect(await note.evaluate((select) => ((select as HTMLSelectElement).labels?.[0]?.textContent ?? '').length)).toBeLessThan(80);
+
+    // The blank line is no row, and the rows after it keep their spreadsheet numbers.
+    const counts = page.getByRole('table', { name: 'Rows by check' });
+    expect(await counts.getByRole('row', { name: /^Rows in the list \d/ }).getByRole('cell').innerText()).toBe('11');
+    expect(await counts.getByRole('row', { name: /^Invalid addresses \d/ }).getByRole('cell').innerText()).toBe('9');
+    const toResearch = page.getByRole('table', { name: 'Rows to research' });
+    expect(await toResearch.getByRole('row', { name: /^2 / }).innerText()).toMatch(/^2\s+maria@müller-gmbh\.de/);
+    expect(await toResearch.getByRole('row', { name: /^4 / }).innerText()).toContain(kim);
+
+    // Each invalid row shows what its cell held, cut to a readable length.
+    const notResearched = page.getByRole('table', { name: 'Rows that will not be researched' });
+    expect(await notResearched.getByRole('row').count()).toBe(1 + invalid.length);
+    expect((await notResearched.getByRole('row', { name: /^5 / }).getByRole('cell').nth(1).innerText()).trim()).toBe('keine-adresse');
+    expect((await notResearched.getByRole('row', { name: /^11 / }).getByRole('cell').nth(1).innerText()).trim()).toBe('a@acme.com, b@acme.com');
+    const longCell = (await notResearched.getByRole('row', { name: /^7 / }).getByRole('cell').nth(1).innerText()).trim();
+    expect(longCell).toMatch(/^y{59}…$/);
+    expect(await page.getByRole('table', { name: 'Rows that will not be researched' }).getByText('—', { exact: true }).count()).toBe(0);
+
+    // Nine rows in a box that shows about eight: the box says it scrolls; the one with two rows does not.
+    const box = page.getByRole('region', { name: 'Rows that will not be researched (scrollable)' });
+    expect(await box.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+    const cue = page.getByText('Scroll the box to see all 9 rows.');
+    await cue.waitFor();
+    expect(await accessibleDescription(box)).toBe('Scroll the box to see all 9 rows.');
+    expect(await page.getByText(/^Scroll the box to see all 2 rows/).count()).toBe(0);
+    await expectAccessible();
+    // Scrolled to its end, the last row shows.
+    await box.evaluate((element) => element.scrollTo(0, element.scrollHeight));
+    await expect.poll(() => notResearched.getByRole('row', { name: /^13 / }).evaluate((row) => {
+      const region = row.closest('[role="region"]')!.getBoundingClientRect();
+      return row.getBoundingClientRect().bottom <= region.bottom + 1;
+    })).toBe(true);
+    await expectAccessible();
+    await page.context().close();
+  }, 120_000);
+
+  it('a cancelled list: one row not researched said in the singular, IDN rows, a bar that is not full, every cell of the download quoted', async () => {
+    // No worker while the list is looked at and cancelled: nothing of it starts.
+    await stack.stopWorker();
+    const customer = await listCustomer(stack, mail, 'starter');
+    page = await signIn(customer);
+    const kim = samplePerson(stack, { knownTo: 'both' }, 8).email;
+    const csv = `Name,E-Mail,Company\r\nMaria Müller,maria@müller-gmbh.de,\r\nKim,${kim},Acme\r\nKein,keine-adresse,\r\n`;
+    await page.getByLabel('CSV file').setInputFiles({ name: 'Short.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+    await page.getByRole('heading', { name: 'List Short', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Start researching 2 rows' }).click();
+
+    await page.getByText('The 1 row not researched (invalid, duplicate or skipped) is in the CSV download, with the reason.').waitFor();
+    const rows = page.getByRole('table', { name: 'Rows of the list' });
+    expect(await rows.getByRole('row', { name: /^2 / }).innerText()).toMatch(/^2\s+maria@müller-gmbh\.de\s+Waiting/);
+    await expectAccessible();
+
+    await page.getByRole('button', { name: 'Cancel list' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel this list?' });
+    await dialog.getByRole('button', { name: /^Cancel list / }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await stack.startWorker();
+    await page.getByRole('status').filter({ hasText: 'Cancelled: 0 done, 0 failed, 0 remaining, 2 not run (not charged)' }).waitFor({ timeout: 60_000 });
+    // Rows never run do not fill the bar: it shows the rows researched, and says the list was cancelled.
+    const progress = page.getByRole('progressbar', { name: 'List progress (cancelled)', exact: true });
+    await progress.waitFor({ state: 'attached' });
+    expect(await progress.getAttribute('aria-valuenow')).toBe('0');
+    await expectAccessible();
+    expect((await creditsOf(stack, customer.accountId)).consumed).toHaveLength(0);
+
+    // The download: every cell quoted, the empty ones as "".
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+    const bytes = readFileSync(await download.path());
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const records = bytes.subarray(3).toString('utf8').split('\r\n').slice(0, -1);
+    expect(records).toHaveLength(4);
+    for (const record of records) expect(record).toMatch(/^"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")*$/);
+    expect(records[1]).toMatch(/^"Maria Müller","maria@müller-gmbh\.de","","Not run \(not charged\)"/);
+
+    // In the table of lists too, the cancelled list's bar is not full.
+    await page.getByRole('link', { name: 'Back to lists' }).click();
+    const bar = page.getByRole('progressbar', { name: 'Progress of Short (cancelled)', exact: true });
+    await bar.waitFor({ state: 'attached' });
+    expect(await bar.getAttribute('aria-valuenow')).toBe('0');
+    await expectAccessible();
+    await page.context().close();
+  }, 180_000);
 });
+
+/** A page signed in as `customer`, on the Lists page. */
+async function signIn(customer: ListCustomer): Promise<Page> {
+  const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce', acceptDownloads: true });
+  const signedIn = await context.newPage();
+  await signedIn.goto('/app/sign-in');
+  await signedIn.getByLabel('E-mail').fill(customer.email);
+  await signedIn.getByRole('textbox', { name: 'Password', exact: true }).fill(customer.password);
+  await signedIn.getByRole('button', { name: 'Sign in' }).click();
+  await signedIn.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+  await signedIn.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Lists' }).click();
+  await signedIn.getByRole('heading', { name: 'Lists', level: 1 }).waitFor();
+  return signedIn;
+}

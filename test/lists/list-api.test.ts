@@ -167,3 +167,52 @@ describe('starting a list', () => {
     expect((await owner.client.get(`/app/api/lists/${body.list.id}`)).status).toBe(404);
   });
 });
+
+// Issue 25 §3, through HTTP on a list that stays running (no worker here).
+describe('a list with a blank line, an internationalised domain and empty cells', () => {
+  it('skips the blank line, shows the domain in its own letters, makes no time guess and quotes every cell of the download', async () => {
+    const kim = addresses(1)[0]!;
+    const csv = `Name,E-Mail,Firma\r\nMaria Müller,maria@müller-gmbh.de,\r\n,,\r\nKim,${kim},Acme\r\nKein,keine-adresse,\r\n`;
+    const { body } = await uploadCsv(owner.client, csv, 'Blank line.csv');
+    const listId: string = body.list.id;
+    expect(body.list.counts.total).toBe(3);
+    expect(body.list.preview).toMatchObject({ totalRows: 3, valid: 2, invalid: 1, willRun: 2 });
+    expect(body.list.preview.rows.map((row: { rowNumber: number; email: string | null; shownEmail: string }) => [row.rowNumber, row.email, row.shownEmail])).toEqual([
+      [2, 'maria@xn--mller-gmbh-9db.de', 'maria@müller-gmbh.de'],
+      [4, kim, kim],
+      [5, null, 'keine-adresse'],
+    ]);
+
+    const start = await owner.client.post(`/app/api/lists/${listId}/start`, { expectedRows: 2 });
+    expect(start.status).toBe(202);
+    expect(start.body.list.counts).toMatchObject({ total: 3, toRun: 2 });
+    const stored: Array<{ position: number; row_number: number; status: string; request: { email: string } | null }> = await em().execute(
+      'select position, row_number, status, request from prospect_list_row where list_id = ? order by position',
+      [listId],
+    );
+    expect(stored.map((row) => [row.position, row.row_number, row.status, row.request?.email ?? null])).toEqual([
+      [0, 2, 'pending', 'maria@xn--mller-gmbh-9db.de'],
+      [2, 4, 'pending', kim],
+      [3, 5, 'skipped', null],
+    ]);
+
+    const detail = await owner.client.get(`/app/api/lists/${listId}`);
+    expect(detail.body.rows.map((row: { rowNumber: number; email: string; shownEmail: string }) => [row.rowNumber, row.email, row.shownEmail])).toEqual([
+      [2, 'maria@xn--mller-gmbh-9db.de', 'maria@müller-gmbh.de'],
+      [4, kim, kim],
+    ]);
+    // No row of this list has finished: no time is guessed from other jobs.
+    expect(detail.body.progress).toMatchObject({ remaining: 2, etaSeconds: null });
+    const listed = await owner.client.get('/app/api/lists');
+    expect(listed.body.lists.find((list: { id: string }) => list.id === listId).counts).toMatchObject({ total: 3, toRun: 2 });
+
+    const { bytes } = await owner.client.download(`/app/api/lists/${listId}/results.csv`);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const records = bytes.subarray(3).toString('utf8').split('\r\n');
+    expect(records.pop()).toBe('');
+    expect(records).toHaveLength(4);
+    for (const record of records) expect(record).toMatch(/^"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")*$/);
+    expect(records[1]).toMatch(/^"Maria Müller","maria@müller-gmbh\.de","","Waiting",""/);
+    expect(records[3]).toMatch(/^"Kein","keine-adresse","","Skipped","Invalid address: no @ in ""keine-adresse""\.",""/);
+  });
+});

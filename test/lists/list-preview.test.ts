@@ -90,12 +90,13 @@ describe('the preview of a list', () => {
     expect(costMessage(0, 50)).toBe('No row would be researched, so nothing is charged.');
   });
 
-  it('says a blank row inside the list is an empty row, under its spreadsheet number', () => {
-    const preview = buildListPreview(list('email,name\nana@acme.es,Ana\n,\nbob@acme.es,Bob\n'), { email: 0, prospect_name: 1 }, { skipFlagged: false, creditsLeft: 5 });
+  it('skips a blank line inside the list (no row, not invalid), the rows after it keeping their spreadsheet numbers', () => {
+    const preview = buildListPreview(list('email,name\nana@acme.es,Ana\n,\n\nbob@acme.es,Bob\nnope,Nope\n'), { email: 0, prospect_name: 1 }, { skipFlagged: false, creditsLeft: 5 });
+    expect(preview).toMatchObject({ totalRows: 3, valid: 2, invalid: 1, toResearch: 2 });
     expect(preview.rows.map((row) => [row.rowNumber, row.verdict, row.reason])).toEqual([
       [2, 'valid', null],
-      [3, 'invalid', 'empty row'],
-      [4, 'valid', null],
+      [5, 'valid', null],
+      [6, 'invalid', 'no @ in "nope"'],
     ]);
   });
 
@@ -141,7 +142,9 @@ describe('bad lists', () => {
     const preview = buildListPreview(parsed, { email: 0 }, { skipFlagged: false, creditsLeft: 200 });
     expect(preview).toMatchObject({ totalRows: 1000, valid: 0, invalid: 1000, toResearch: 0, willRun: 0, isCutByCredits: false });
     expect(preview.costMessage).toBe('No row would be researched, so nothing is charged.');
-    expect(preview.rows[999]).toEqual({ rowNumber: 1001, email: null, request: null, verdict: 'invalid', reason: 'no @ in "person999.acme.com"', willRun: false });
+    expect(preview.rows[999]).toEqual({
+      rowNumber: 1001, email: null, shownEmail: 'person999.acme.com', request: null, verdict: 'invalid', reason: 'no @ in "person999.acme.com"', willRun: false,
+    });
   });
 
   it('gives the reason an address fails', () => {

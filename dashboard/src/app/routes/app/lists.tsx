@@ -6,7 +6,7 @@ import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useLists } from '../../../features/lists/api.ts';
 import { LimitsNotice } from '../../../features/lists/components/limits-notice.tsx';
-import { ListStatusBadge } from '../../../features/lists/components/list-run.tsx';
+import { ListStatusBadge, progressName, progressPercent } from '../../../features/lists/components/list-run.tsx';
 import { NewListCard } from '../../../features/lists/components/new-list-card.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 
@@ -51,35 +51,32 @@ function ListsTable({ lists }: { lists: ListSummary[] }) {
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
-        {lists.map((list) => {
-          const finished = list.counts.done + list.counts.failed + list.counts.notCharged;
-          return (
-            <Table.Tr key={list.id}>
-              <Table.Td>
-                <Anchor component={Link} to={`/lists/${list.id}`}>
-                  {list.name}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>
-                <ListStatusBadge status={list.status} />
-              </Table.Td>
-              <Table.Td miw={180}>
-                {list.status === 'draft' ? (
-                  `${formatCount(list.counts.total)} rows, not started`
-                ) : (
-                  <>
-                    <Progress value={list.counts.toRun === 0 ? 100 : (finished / list.counts.toRun) * 100} size="sm" aria-label={`Progress of ${list.name}`} />
-                    <Text size="xs">
-                      {formatCount(list.counts.done)} of {formatCount(list.counts.toRun)} done
-                      {list.counts.failed > 0 && `, ${formatCount(list.counts.failed)} failed`}
-                    </Text>
-                  </>
-                )}
-              </Table.Td>
-              <Table.Td>{formatDateTime(list.createdAt)}</Table.Td>
-            </Table.Tr>
-          );
-        })}
+        {lists.map((list) => (
+          <Table.Tr key={list.id}>
+            <Table.Td>
+              <Anchor component={Link} to={`/lists/${list.id}`}>
+                {list.name}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>
+              <ListStatusBadge status={list.status} />
+            </Table.Td>
+            <Table.Td miw={180}>
+              {list.status === 'draft' ? (
+                `${formatCount(list.counts.total)} ${list.counts.total === 1 ? 'row' : 'rows'}, not started`
+              ) : (
+                <>
+                  <Progress value={progressPercent(list.status, list.counts)} size="sm" aria-label={progressName(`Progress of ${list.name}`, list.status)} />
+                  <Text size="xs">
+                    {formatCount(list.counts.done)} of {formatCount(list.counts.toRun)} done
+                    {list.counts.failed > 0 && `, ${formatCount(list.counts.failed)} failed`}
+                  </Text>
+                </>
+              )}
+            </Table.Td>
+            <Table.Td>{formatDateTime(list.createdAt)}</Table.Td>
+          </Table.Tr>
+        ))}
       </Table.Tbody>
     </Table>
   );

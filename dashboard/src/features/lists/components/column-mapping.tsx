@@ -1,6 +1,7 @@
 import { Alert, Card, NativeSelect, SimpleGrid, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { LIST_FIELD_LABELS, LIST_FIELDS, type ColumnMapping, type ListField } from '../../../../../domain/list-fields.ts';
+import { shortText } from '../../../../../domain/shown-text.ts';
 
 const NOT_USED = '';
 
@@ -42,12 +43,14 @@ export function ColumnMappingCard(props: {
       )}
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         {headers.map((header, column) => {
+          // The server sends the samples cut to a readable length; a header may be as long as any cell.
           const samples = sampleRows.map((row) => row[column]).filter(Boolean).slice(0, 3);
           return (
             <NativeSelect
               key={column}
-              label={`Column ${column + 1}: ${header}`}
+              label={`Column ${column + 1}: ${shortText(header)}`}
               description={samples.length > 0 ? `e.g. ${samples.join(', ')}` : undefined}
+              styles={{ label: { overflowWrap: 'anywhere' }, description: { overflowWrap: 'anywhere' } }}
               value={fieldOf(column)}
               onChange={(event) => choose(column, event.currentTarget.value)}
               data={[{ value: NOT_USED, label: 'Not used' }, ...LIST_FIELDS.map((field) => ({ value: field, label: LIST_FIELD_LABELS[field] }))]}

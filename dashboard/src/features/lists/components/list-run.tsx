@@ -2,10 +2,11 @@ import { Alert, Anchor, Badge, Button, Card, Group, Modal, Progress, Stack, Tabl
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatCount } from '../../../../../domain/list-fields.ts';
-import { isListRunning, type ListProgress, type ListRowReply, type ListRowStatus, type ListStatus, type ListSummary } from '../../../../../domain/lists.ts';
+import { isListRunning, type ListCounts, type ListProgress, type ListRowReply, type ListRowStatus, type ListStatus, type ListSummary } from '../../../../../domain/lists.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 import { resultsUrl, useCancelList } from '../api.ts';
+import { ScrollBox } from './scroll-box.tsx';
 
 export const LIST_STATUS_WORDS: Record<ListStatus, { label: string; color: string }> = {
   draft: { label: 'Draft', color: 'gray' },
@@ -25,6 +26,25 @@ const ROW_STATUS_WORDS: Record<ListRowStatus, string> = {
   not_charged: 'Not run (not charged)',
 };
 
+/** A list that ended (or is ending) before its rows all ran, in a word: its bar must not read as finished. */
+const ENDED_EARLY_WORDS: Partial<Record<ListStatus, string>> = { cancelling: 'Cancelling', cancelled: 'Cancelled', stopped_no_credits: 'Stopped, no credits left' };
+const isEndedEarly = (status: ListStatus) => ENDED_EARLY_WORDS[status] !== undefined;
+
+/**
+ * How far the list's bar is filled: rows ended of the rows to run; for a list
+ * cancelled or stopped for credits, only the rows researched (its rows never
+ * run would otherwise fill the bar like a finished list's).
+ */
+export function progressPercent(status: ListStatus, counts: Pick<ListCounts, 'toRun' | 'done' | 'failed' | 'notCharged'>): number {
+  const researched = counts.done + counts.failed;
+  const ended = isEndedEarly(status) ? researched : researched + counts.notCharged;
+  if (counts.toRun === 0) return isEndedEarly(status) ? 0 : 100;
+  return Math.round((ended / counts.toRun) * 100);
+}
+
+/** The bar's name: "List progress", and why a list that ended early did ("List progress (cancelled)"). */
+export const progressName = (name: string, status: ListStatus) => (isEndedEarly(status) ? `${name} (${ENDED_EARLY_WORDS[status]!.toLowerCase()})` : name);
+
 export function ListStatusBadge({ status }: { status: ListStatus }) {
   const { label, color } = LIST_STATUS_WORDS[status];
   return (
@@ -37,8 +57,7 @@ export function ListStatusBadge({ status }: { status: ListStatus }) {
 /** A started list: live progress, Cancel while it runs, the downloads, and every row with its job. */
 export function ListRun({ list, progress, rows }: { list: ListSummary; progress: ListProgress; rows: ListRowReply[] }) {
   const [isCancelOpen, setCancelOpen] = useState(false);
-  const finished = progress.done + progress.failed + progress.notCharged;
-  const percent = progress.total === 0 ? 100 : Math.round((finished / progress.total) * 100);
+  const percent = progressPercent(list.status, { toRun: progress.total, done: progress.done, failed: progress.failed, notCharged: progress.notCharged });
   const isRunning = isListRunning(list.status);
   return (
     <Stack>
@@ -49,8 +68,16 @@ export function ListRun({ list, progress, rows }: { list: ListSummary; progress:
           </Title>
           <ListStatusBadge status={list.status} />
         </Group>
-        <Progress value={percent} size="lg" aria-label="List progress" animated={isRunning} mb="xs" />
+        <Progress
+          value={percent}
+          size="lg"
+          aria-label={progressName('List progress', list.status)}
+          color={isEndedEarly(list.status) ? LIST_STATUS_WORDS[list.status].color : undefined}
+          animated={isRunning}
+          mb="xs"
+        />
         <Text role="status">
+          {isEndedEarly(list.status) && `${ENDED_EARLY_WORDS[list.status]}: `}
           {formatCount(progress.done)} done, {formatCount(progress.failed)} failed, {formatCount(progress.remaining)} remaining
           {progress.notCharged > 0 && `, ${formatCount(progress.notCharged)} not run (not charged)`}
           {isRunning && ` · ${timeLeft(progress.etaSeconds)}`}
@@ -85,7 +112,7 @@ function StopNotice({ list, progress }: { list: ListSummary; progress: ListProgr
   if (list.status === 'stopped_no_credits' || list.stoppedReason === 'credits_exhausted') {
     return (
       <Alert color="orange" title="The credits ran out" mt="sm">
-        {formatCount(progress.notCharged)} rows were not started and not charged. Credits reset at the start of the next billing cycle, or{' '}
+        {formatCount(progress.notCharged)} {progress.notCharged === 1 ? 'row was' : 'rows were'} not started and not charged. Credits reset at the start of the next billing cycle, or{' '}
         <Anchor component={Link} to="/billing">
           change your plan on the Billing page
         </Anchor>
@@ -126,11 +153,12 @@ function RowsCard({ rows, skipped }: { rows: ListRowReply[]; skipped: number }) 
       </Title>
       {skipped > 0 && (
         <Text size="sm" mb="xs">
-          The {formatCount(skipped)} {skipped === 1 ? 'row' : 'rows'} not researched (invalid, duplicate or skipped) are in the CSV download, each with
-          the reason.
+          {skipped === 1
+            ? 'The 1 row not researched (invalid, duplicate or skipped) is in the CSV download, with the reason.'
+            : `The ${formatCount(skipped)} rows not researched (invalid, duplicate or skipped) are in the CSV download, each with the reason.`}
         </Text>
       )}
-      <div role="region" aria-label="Rows (scrollable)" tabIndex={0} style={{ maxHeight: 480, overflow: 'auto' }}>
+      <ScrollBox label="Rows (scrollable)" rowCount={rows.length} maxHeight={480}>
         <Table striped stickyHeader aria-label="Rows of the list">
           <Table.Thead>
             <Table.Tr>
@@ -144,11 +172,11 @@ function RowsCard({ rows, skipped }: { rows: ListRowReply[]; skipped: number }) 
             {rows.map((row) => (
               <Table.Tr key={row.rowNumber}>
                 <Table.Td>{row.rowNumber}</Table.Td>
-                <Table.Td>{row.email ?? '—'}</Table.Td>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>{row.shownEmail ?? '—'}</Table.Td>
                 <Table.Td>{ROW_STATUS_WORDS[row.status]}</Table.Td>
                 <Table.Td>
                   {row.researchId ? (
-                    <Anchor component={Link} to={`/jobs/${row.researchId}`} aria-label={`View job for row ${row.rowNumber}${row.email ? ` (${row.email})` : ''}`}>
+                    <Anchor component={Link} to={`/jobs/${row.researchId}`} aria-label={`View job for row ${row.rowNumber}${row.shownEmail ? ` (${row.shownEmail})` : ''}`}>
                       View job
                     </Anchor>
                   ) : (
@@ -164,7 +192,7 @@ function RowsCard({ rows, skipped }: { rows: ListRowReply[]; skipped: number }) 
             ))}
           </Table.Tbody>
         </Table>
-      </div>
+      </ScrollBox>
     </Card>
   );
 }
