@@ -33,7 +33,8 @@ const ZEnv = z.object({
   WORKER_ROLES: envVar.text().default('all'),
   /** Slot limits of this process's Workers, over each role's own defaults (one role per process). */
   WORKER_MAX_CONCURRENT_ACTIVITIES: envVar.int({ min: 1 }).optional(),
-  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: envVar.int({ min: 1 }).optional(),
+  // At least 2: a Worker that caches workflows polls with two pollers, each holding a slot.
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: envVar.int({ min: 2 }).optional(),
   /**
    * How long a draining process waits after readiness turns false before it
    * stops taking work, so that a load balancer sees it leave (Kubernetes: a few seconds).

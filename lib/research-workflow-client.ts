@@ -20,6 +20,8 @@ export async function startResearchWorkflow(
   input: ResearchWorkflowInput,
   accountId: number,
   timeoutMs: number,
+  /** RESEARCH_PRIORITY_KEY of the job's source. */
+  priorityKey: number,
 ): Promise<void> {
   try {
     await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflow.start(RESEARCH_WORKFLOW_TYPE, {
@@ -29,6 +31,7 @@ export async function startResearchWorkflow(
       typedSearchAttributes: [{ key: ACCOUNT_ATTRIBUTE, value: String(accountId) }],
       // Also after the run closed: a late second start must not research the job again.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      priority: { priorityKey },
       // The workflow enforces the 3-minute deadline itself, also when a worker
       // first picks it up late; this is only a last resort against a run that
       // could never finish its cleanup (the sweeper then ends the job).

@@ -1,3 +1,4 @@
+import { RESEARCH_PRIORITY_KEY } from '../domain/research-fanout.ts';
 // The CRM integration as one object for the API and the worker: its HubSpot
 // configuration, OAuth, tokens, throttle, and the operations that must move
 // the database and the Temporal Schedules together (pause, disconnect,
@@ -69,6 +70,8 @@ export function createCrm(deps: { orm: Orm; temporal: Client; env: Env; publicUr
         workflowId,
         taskQueue: crmTaskQueue(deps.researchTaskQueue),
         args: [input],
+        // Its contacts' research inherits this: behind callers' own jobs.
+        priority: { priorityKey: RESEARCH_PRIORITY_KEY.crm },
         typedSearchAttributes: [
           { key: CRM_ACCOUNT_ATTRIBUTE, value: String(accountId) },
           { key: CRM_PRODUCT_ATTRIBUTE, value: String(productId) },

@@ -1,3 +1,4 @@
+import { RESEARCH_PRIORITY_KEY } from '../domain/research-fanout.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
@@ -32,6 +33,8 @@ export async function startListRunWorkflow(starts: ListRunStarts, em: EntityMana
       taskQueue: starts.taskQueue,
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // Its rows' research inherits this: behind callers' own jobs.
+      priority: { priorityKey: RESEARCH_PRIORITY_KEY.list },
     }));
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -1,3 +1,4 @@
+import type { ResearchSource } from '../domain/research-fanout.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, ApiKey, ProductContextRow, ResearchJob } from '../db/entities/index.ts';
 import type { IResearchJob } from '../db/entities/research-job.ts';
@@ -58,6 +59,7 @@ export interface UnstartedJob {
   id: string;
   accountId: number;
   submittedAt: Date;
+  source: ResearchSource;
 }
 
 /**
@@ -69,15 +71,15 @@ export interface UnstartedJob {
  * failed them) are never claimed.
  */
 export async function claimUnstartedJobs(tx: EntityManager, options: { submittedBefore: Date; limit: number }): Promise<UnstartedJob[]> {
-  const rows: Array<{ id: string; account_id: number; submitted_at: Date | string }> = await tx.execute(
-    `select id, account_id, submitted_at from research_job
+  const rows: Array<{ id: string; account_id: number; submitted_at: Date | string; source: ResearchSource }> = await tx.execute(
+    `select id, account_id, submitted_at, source from research_job
       where workflow_started_at is null and status = 'queued' and submitted_at < ?
       order by submitted_at, id
       limit ?
       for update skip locked`,
     [options.submittedBefore, options.limit],
   );
-  return rows.map((row) => ({ id: row.id, accountId: row.account_id, submittedAt: new Date(row.submitted_at) }));
+  return rows.map((row) => ({ id: row.id, accountId: row.account_id, submittedAt: new Date(row.submitted_at), source: row.source }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
+import { RESEARCH_PRIORITY_KEY } from '../domain/research-fanout.ts';
 import { startResearchWorkflow } from '../lib/research-workflow-client.ts';
 import type { Logger } from '../lib/logger.ts';
 import { workflowStartMetrics } from '../lib/metrics.ts';
@@ -20,7 +21,7 @@ export interface WorkflowStarts {
  */
 export function startJobWorkflow(starts: WorkflowStarts, job: UnstartedJob, timeoutMs: number): Promise<void> {
   const input = { researchId: job.id, submittedAtMs: job.submittedAt.getTime(), deadlineMs: starts.deadlineMs };
-  return startResearchWorkflow(starts.temporal, starts.taskQueue, input, job.accountId, timeoutMs);
+  return startResearchWorkflow(starts.temporal, starts.taskQueue, input, job.accountId, timeoutMs, RESEARCH_PRIORITY_KEY[job.source]);
 }
 
 /**

@@ -45,7 +45,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     // estimate is read meanwhile; the job is accepted even if that read fails.
     const isWaitingForWorkflow = job.status === 'queued' && job.workflowStartedAt === null;
     const [, estimatedSeconds] = await Promise.all([
-      isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: apiKey.accountId, submittedAt: job.submittedAt }) : null,
+      isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: apiKey.accountId, submittedAt: job.submittedAt, source: 'api' }) : null,
       estimateForNewJob(em, apiKey, request.email, now).catch(() => DEFAULT_ESTIMATE_SECONDS),
     ]);
     ctx.status = 202;

@@ -45,7 +45,14 @@ function findOnPath(name: string): string | null {
  * reply to the workflow task that scheduled it, skipping a trip through task
  * matching (the SDK asks for it by default). A research job schedules about ten.
  */
-const DYNAMIC_CONFIG = { 'system.enableActivityEagerExecution': true };
+const DYNAMIC_CONFIG = {
+  'system.enableActivityEagerExecution': true,
+  // Task priority (callers' jobs ahead of list and CRM rows) holds within one
+  // partition of a task queue; one server on one machine needs no more than one,
+  // so the order is exact here (a cluster's several partitions make it approximate).
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
 
 export interface TemporalDevServer {
   address: string;

@@ -149,7 +149,7 @@ describe('the relay', () => {
     const submittedAt = [9, 8, 7, 6, 5, 4, 3, 2, 1, 0.5].map(minutesAgo);
     const ids = await recordJobs(submittedAt);
     // This one's first try got through, but the API died before marking it.
-    await startJobWorkflow(starts(), { id: ids[2], accountId, submittedAt: submittedAt[2] }, 5_000);
+    await startJobWorkflow(starts(), { id: ids[2], accountId, submittedAt: submittedAt[2], source: 'api' }, 5_000);
 
     const relay = relayOf();
     try {

@@ -20,6 +20,6 @@ export function startWorkerProcess(stack: TestStack, env: Record<string, string>
       AI_SANDBOX_URL: stack.model.url,
       LOG_LEVEL: 'warn',
     },
-    stdio: 'ignore',
+    stdio: process.env.TEST_WORKER_OUTPUT ? 'inherit' : 'ignore',
   });
 }
