@@ -1,6 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { accessibleDescription, ensureDashboardBuilt, holdRequests, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { requestsAbout } from '../insights/insight-helpers.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
@@ -37,6 +37,23 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
 /** Every page the tests visit is scanned; the last test asserts that none had a serious finding. */
 async function scan(page: Page, name: string): Promise<void> {
   findings[name] = await seriousAccessibilityFindings(page);
+}
+
+/**
+ * Scans while a passing state (such as "Copied") is on screen: a scan counts only if the state outlasted it;
+ * otherwise the state is brought back with `again` and the page scanned anew.
+ */
+async function scanWhileShown(page: Page, name: string, shown: Locator, again: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const found = await seriousAccessibilityFindings(page);
+    if (await shown.isVisible()) {
+      findings[name] = found;
+      return;
+    }
+    if (attempt === 5) throw new Error(`${name}: the state never lasted through a scan`);
+    await again();
+    await shown.waitFor();
+  }
 }
 
 async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
@@ -76,7 +93,12 @@ describe('the dashboard in Chromium', () => {
     await dialog.getByRole('button', { name: 'Read product page' }).click();
     await expect.poll(() => accessibleDescription(dialog.getByLabel('Product URL'))).toContain('Enter a web address starting with http:// or https://.');
     await dialog.getByLabel('Product URL').fill(`${stack.model.origin}/products/pipeline-pilot/`);
+    // Each button that waits on the server is scanned while it shows that it waits.
+    let release = await holdRequests(page, '**/app/api/keys/draft');
     await dialog.getByRole('button', { name: 'Read product page' }).click();
+    await dialog.locator('button[data-loading]').waitFor();
+    await scan(page, 'create-key-reading');
+    await release();
     const productName = dialog.getByLabel('Product name');
     await productName.waitFor();
     const draftedName = await productName.inputValue();
@@ -84,7 +106,11 @@ describe('the dashboard in Chromium', () => {
     expect(await dialog.getByLabel('Key features').inputValue()).not.toBe('');
     await scan(page, 'create-key-review');
     await screenshotForReadme(page, 'create-key');
+    release = await holdRequests(page, '**/app/api/keys');
     await dialog.getByRole('button', { name: 'Create key' }).click();
+    await dialog.locator('button[data-loading]').waitFor();
+    await scan(page, 'create-key-creating');
+    await release();
 
     const keyField = dialog.getByLabel('Your new API key');
     await keyField.waitFor();
@@ -93,8 +119,10 @@ describe('the dashboard in Chromium', () => {
     await dialog.getByRole('button', { name: 'Copy key' }).click();
     await dialog.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    await scanWhileShown(page, 'key-copied', dialog.getByRole('button', { name: 'Copied' }), () => dialog.getByRole('button', { name: 'Copy key' }).click());
     await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.getByRole('alert').filter({ hasText: 'You will not see this key again' }).waitFor();
+    await scan(page, 'key-close-warning');
     await dialog.getByRole('button', { name: 'Close anyway' }).click();
     await dialog.waitFor({ state: 'hidden' });
     const keysTable = page.getByRole('table', { name: 'API keys' });
@@ -187,6 +215,7 @@ describe('the dashboard in Chromium', () => {
     await limit.waitFor();
     expect(await limit.innerText()).toContain('The Free plan allows 1 active key');
     expect(await page.getByRole('button', { name: 'Create API key' }).isDisabled()).toBe(true);
+    await scan(page, 'key-limit');
     await context.close();
   }, 60_000);
 
@@ -219,6 +248,7 @@ describe('the dashboard in Chromium', () => {
     await context.route('**/app/api/usage', (route) => route.abort('internetdisconnected'));
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
     await page.getByRole('alert').filter({ hasText: 'could not reach the server' }).waitFor({ timeout: 20_000 });
+    await scan(page, 'lost-connection');
     await context.unroute('**/app/api/usage');
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('table', { name: 'Credit ledger' }).waitFor();

@@ -1,4 +1,4 @@
-import { Badge, MantineProvider, Modal, createTheme, darken, type CSSVariablesResolver } from '@mantine/core';
+import { Badge, MantineProvider, Modal, createTheme, darken, luminance, type CSSVariablesResolver } from '@mantine/core';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
 import { queryClient } from '../lib/query-client.ts';
@@ -24,12 +24,35 @@ const theme = createTheme({
  * palette. Field errors are red 6 on white by default (3.3:1); red 9 gives 5.5:1.
  */
 export const LIGHT_TEXT_DARKENING = 0.3;
+
+/**
+ * Filled buttons and badges carry white text. Mantine's hover of a filled colour at shade 9 is the lighter shade 8:
+ * white on teal 8 gives 3.9:1 (the key dialog's "Copied" under the pointer), on green or orange 8 less still. Here a
+ * filled colour is shade 9, darkened until white on it reaches 4.5:1 (yellow, orange, lime and green need it), and
+ * its hover is darker again, never lighter.
+ */
+const FILLED_HOVER_DARKENING = 0.1;
+const AA_CONTRAST = 4.5;
+const contrastWithWhite = (colour: string) => 1.05 / (luminance(colour) + 0.05);
+function readableFilled(shade9: string): string {
+  let colour = shade9;
+  for (let darkening = 0.05; contrastWithWhite(colour) < AA_CONTRAST && darkening < 1; darkening += 0.05) colour = darken(shade9, darkening);
+  return colour;
+}
+
 const readableTextColours: CSSVariablesResolver = (mantineTheme) => ({
   variables: {},
   dark: {},
   light: {
     ...Object.fromEntries(
-      Object.entries(mantineTheme.colors).map(([name, shades]) => [`--mantine-color-${name}-light-color`, darken(shades[9], LIGHT_TEXT_DARKENING)]),
+      Object.entries(mantineTheme.colors).flatMap(([name, shades]) => {
+        const filled = readableFilled(shades[9]);
+        return [
+          [`--mantine-color-${name}-light-color`, darken(shades[9], LIGHT_TEXT_DARKENING)],
+          [`--mantine-color-${name}-filled`, filled],
+          [`--mantine-color-${name}-filled-hover`, darken(filled, FILLED_HOVER_DARKENING)],
+        ];
+      }),
     ),
     '--mantine-color-error': 'var(--mantine-color-red-9)',
   },

@@ -5,6 +5,9 @@ import { ZProductUrl, type TProductContext } from '../../../../../domain/dashboa
 import { draftProductContext, useCreateKey } from '../api.ts';
 import { EMPTY_PRODUCT, ProductContextForm } from './product-context-form.tsx';
 
+/** "Copied" stays long enough to be read, and for a screen reader to say the button's new name. */
+const COPIED_SHOWN_MS = 3_000;
+
 type Step = { name: 'url' } | { name: 'review'; draft: TProductContext } | { name: 'created'; key: string; isConfirmingClose: boolean };
 
 /**
@@ -104,7 +107,7 @@ export function CreateKeyDialog({ opened, onClose }: { opened: boolean; onClose(
             </Alert>
           ) : (
             <Group justify="flex-end">
-              <CopyButton value={step.key}>
+              <CopyButton value={step.key} timeout={COPIED_SHOWN_MS}>
                 {({ copied, copy }) => (
                   <Button variant={copied ? 'filled' : 'default'} color={copied ? 'teal' : undefined} onClick={copy}>
                     {copied ? 'Copied' : 'Copy key'}
