@@ -1,8 +1,8 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DeliveryView, EndpointView, WebhookEvent } from '../../../../domain/webhooks.ts';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { DeliveryPage, DeliveryView, EndpointView, TDeliveryFilter, WebhookEvent } from '../../../../domain/webhooks.ts';
 import { api } from '../../lib/api-client.ts';
 
-export type { DeliveryView, EndpointView, WebhookEvent };
+export type { DeliveryPage, DeliveryView, EndpointView, TDeliveryFilter, WebhookEvent };
 
 export interface WebhookList {
   endpoints: EndpointView[];
@@ -12,11 +12,20 @@ export interface WebhookList {
 export const webhooksQueryOptions = () => queryOptions({ queryKey: ['webhooks'], queryFn: () => api<WebhookList>('/webhooks') });
 export const useWebhooks = () => useQuery(webhooksQueryOptions());
 
-/** Deliveries change as they are attempted: the list refreshes every few seconds while the page is open. */
-export const useDeliveries = (endpointId: number) =>
+/**
+ * One page of an endpoint's deliveries. They change as they are attempted: the
+ * page refreshes every few seconds while open, and keeps showing the rows it
+ * has while another page or status loads.
+ */
+export const useDeliveries = (endpointId: number, filter: TDeliveryFilter) =>
   useQuery({
-    queryKey: ['webhooks', endpointId, 'deliveries'],
-    queryFn: () => api<{ deliveries: DeliveryView[] }>(`/webhooks/${endpointId}/deliveries`).then((reply) => reply.deliveries),
+    queryKey: ['webhooks', endpointId, 'deliveries', filter],
+    queryFn: () => {
+      const query = new URLSearchParams({ page: String(filter.page), pageSize: String(filter.pageSize) });
+      if (filter.status) query.set('status', filter.status);
+      return api<DeliveryPage>(`/webhooks/${endpointId}/deliveries?${query}`);
+    },
+    placeholderData: keepPreviousData,
     refetchInterval: 3_000,
   });
 
