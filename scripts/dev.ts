@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import type { Config } from '../lib/config.ts';
 import { checkAppConfiguration } from './lib/app-config.ts';
+import { DEV_WORKER_METRICS_PORT, devEnvironment } from './lib/dev-env.ts';
 import { waitFor } from './lib/child-process.ts';
 import { startRoleProcesses, type RoleProcess } from './lib/role-processes.ts';
 import { WORKER_ROLES } from '../worker/role-names.ts';
@@ -13,18 +14,17 @@ import { ROOT, startLocalServices, type LocalServices } from './lib/local-servic
 import { ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
 
 const log = (line: string) => process.stderr.write(`[dev] ${line}\n`);
-const DEV_WORKER_METRICS_PORT = 9464;
 
 let ports: DevPorts;
 let config: Config;
 let dataDir: string;
 try {
   loadDotEnv();
-  // The worker serves /metrics only where a port is set; here, by default.
-  if (!process.env.WORKER_METRICS_PORT?.trim()) process.env.WORKER_METRICS_PORT = String(DEV_WORKER_METRICS_PORT);
-  ports = readDevPorts(process.env);
-  dataDir = readDevDataDir(process.env, ROOT);
-  config = checkAppConfiguration(process.env, `http://127.0.0.1:${ports.api}`);
+  // Dev's defaults (the workers' probes on 9464 and up, …) under the environment and .env.
+  const startEnv = devEnvironment(process.env);
+  ports = readDevPorts(startEnv);
+  dataDir = readDevDataDir(startEnv, ROOT);
+  config = checkAppConfiguration(startEnv, `http://127.0.0.1:${ports.api}`);
 } catch (error) {
   exitOnConfigError('dev', error);
 }
@@ -73,8 +73,8 @@ try {
 }
 if (isStopping) await new Promise(() => {}); // Ctrl-C during start-up: stopAll exits.
 
-// The dashboard with hot reload, from dashboard/src, unless DASHBOARD_MODE says otherwise (`dist` after `npm run build`).
-const appEnv: NodeJS.ProcessEnv = { DASHBOARD_MODE: 'dev', ...process.env, ...services!.env, PORT: String(ports.api) };
+// What dev provides (the services' addresses, the stand-ins' settings) yields to the environment and .env.
+const appEnv: NodeJS.ProcessEnv = devEnvironment(process.env, { ...services!.env, PORT: String(ports.api) });
 // A process per role, as in production (docs/operations.md#processes); one that dies is started again.
 const roles: RoleProcess[] = [
   { name: 'api', entry: 'api/main.ts', args: [], probeUrl: `${apiUrl}/readyz` },
