@@ -81,7 +81,7 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
             return value;
           } catch (error) {
             if (error instanceof CancelledFailure) throw error;
-            log.warn('enrichment part unavailable, continuing without it', { part, error: String(error) });
+            log.warn('enrichment part unavailable, continuing without it', { part, error });
             return null;
           } finally {
             partsDone.push(part);

@@ -18,7 +18,7 @@ export function createInsightsActivities({ generator }: InsightsDeps) {
         return await withHeartbeat(() => generator.generate(input));
       } catch (error) {
         if (error instanceof Error && error.name === FAILURE_TYPES.aiUnavailable) {
-          log.warn('AI step unavailable; completing without insights', { error: error.message });
+          log.warn('AI step unavailable; completing without insights', { error });
           return null;
         }
         throw error;

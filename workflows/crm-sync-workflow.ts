@@ -6,6 +6,7 @@ import { emptySkipCounts, type CandidateVerdict } from '../domain/crm.ts';
 import { CRM_FAILURE_TYPES, CRM_RUN_CONTACTS_IN_FLIGHT, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult } from '../domain/crm-sync-contract.ts';
 import { crmDatabase, crmHubSpot } from './activity-profiles.ts';
 import { researchFanout } from './research-fanout.ts';
+import { loggedError } from '../domain/logged-error.ts';
 
 const database = proxyActivities<CrmActivities>(crmDatabase);
 const hubspot = proxyActivities<CrmActivities>(crmHubSpot);
@@ -126,7 +127,7 @@ export async function runCrmSync(input: CrmSyncInput, researchContacts: Research
   } catch (error) {
     status = 'failed';
     reason = failureReason(error);
-    log.warn('CRM run failed', { runId, reason, error: String(error) });
+    log.warn('CRM run failed', { runId, reason, error: loggedError(error) });
   }
   // Whatever happened (a cancellation too), the run ends recorded and its summary goes out.
   const counts = await CancellationScope.nonCancellable(() => database.crmFinishRun(plan, { status, reason, creditsUsed }));

@@ -1,6 +1,7 @@
 import { isCancellation, log, patched } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { EnrichmentPart, EnrichmentRunner } from '../domain/enrichment-chains.ts';
+import { loggedError } from '../domain/logged-error.ts';
 
 export type { CompanyState, PersonPostsState, PersonState } from '../domain/enrichment-chains.ts';
 
@@ -32,7 +33,7 @@ export function perPartRunner(
         return await run();
       } catch (error) {
         if (isCancellation(error)) throw error;
-        log.warn('enrichment part unavailable, continuing without it', { part, error: String(error) });
+        log.warn('enrichment part unavailable, continuing without it', { part, error: loggedError(error) });
         return null;
       } finally {
         markDone(part);

@@ -7,6 +7,7 @@ import type {
   FanoutItem, FanoutItemOutcome, FanoutJobRecord, FanoutOptions, FanoutOwner, FanoutResult,
 } from '../domain/research-fanout.ts';
 import type { researchWorkflow } from './research-workflow.ts';
+import { loggedError } from '../domain/logged-error.ts';
 
 /**
  * The fan-out's database step: quick, and retried through a PostgreSQL
@@ -72,7 +73,7 @@ export async function researchFanout(owner: FanoutOwner, items: readonly FanoutI
     } catch (error) {
       // Started already (a parent run before a reset) or ended oddly (terminated,
       // timed out): the job's row says how it ended; it keeps its own refund rules.
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) log.warn('research child ended without a result', { researchId, error: String(error) });
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) log.warn('research child ended without a result', { researchId, error: loggedError(error) });
       const job = await steps.fanoutJobEnd(researchId);
       const outcome = job.status === 'completed' ? 'completed' : 'failed';
       return { key: item.key, outcome, researchId, error: outcome === 'failed' ? (job.error ?? 'research failed') : null };

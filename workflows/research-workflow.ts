@@ -16,6 +16,7 @@ import { enrichParts, type EnrichedParts } from '../domain/enrichment-chains.ts'
 import { dbLocal, dbWrite, lookupCall, modelCall, providerCall } from './activity-profiles.ts';
 import { perPartRunner } from './enrichment-steps.ts';
 import { buildOutcome, insightsInputFor } from './outcome.ts';
+import { loggedError } from '../domain/logged-error.ts';
 
 const jobs = proxyActivities<Activities>(dbWrite);
 const enrichment = proxyActivities<Activities>(providerCall);
@@ -73,7 +74,7 @@ export async function researchWorkflow(input: ResearchWorkflowInput): Promise<'c
     return 'completed';
   } catch (error) {
     const failure = isCancellation(error) && Date.now() >= deadlineAtMs ? 'timeout' : 'internal_error';
-    log.warn('research job failed', { researchId: input.researchId, failure, error: String(error) });
+    log.warn('research job failed', { researchId: input.researchId, failure, error: loggedError(error) });
     // The refund must happen even though the scope above was cancelled.
     await CancellationScope.nonCancellable(() => jobs.failResearch(input.researchId, failure));
     return 'failed';
