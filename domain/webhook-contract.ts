@@ -12,6 +12,12 @@ export const WEBHOOK_FAILURE_TYPES = {
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'skipped';
 
+/** The delivery workflow's second argument (absent in workflows started before the dispatcher sent first attempts). */
+export interface WebhookDeliveryOptions {
+  /** The dispatcher made the first attempt and it failed; `retryAfterMs` is what the endpoint's Retry-After asked for. */
+  firstAttempt?: { retryAfterMs: number | null };
+}
+
 /**
  * The retry schedule of a delivery's attempts (docs/webhooks.md#delivery): 10 s,
  * 20 s, 40 s … apart, never more than an hour, for about a day in all. The

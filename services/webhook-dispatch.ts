@@ -1,9 +1,12 @@
 import pg from 'pg';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
-import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryWorkflowId, webhookTaskQueue } from '../domain/webhook-contract.ts';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryWorkflowId, webhookTaskQueue, type WebhookDeliveryOptions } from '../domain/webhook-contract.ts';
+import type { WebhookConfig } from '../integrations/webhooks/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { MAIL_OUTBOX_SEARCH_ATTRIBUTES } from './mail-outbox.ts';
+import { attemptDelivery } from './webhook-attempt.ts';
+import { endDelivery } from './webhooks.ts';
 
 export interface WebhookDispatcherOptions {
   orm: Orm;
@@ -13,6 +16,12 @@ export interface WebhookDispatcherOptions {
   logger: Logger;
   /** The safety net behind the notifications (a lost one, a Temporal outage). */
   intervalMs?: number;
+  /**
+   * Where set, the dispatcher sends each delivery's first attempt itself and
+   * starts a delivery workflow only for the retries of one that failed;
+   * without it, every delivery gets a workflow for all of its attempts.
+   */
+  firstAttempts?: { webhooks: WebhookConfig; clock: () => Date };
 }
 
 export interface WebhookDispatcher {
@@ -23,13 +32,24 @@ export interface WebhookDispatcher {
 const BATCH_SIZE = 100;
 const START_TIMEOUT_MS = 5_000;
 const START_LANES = 16;
+/** First attempts under way at once: mostly waiting on receivers (each up to 15 s). */
+const ATTEMPT_LANES = 32;
+/** A first attempt claimed this long ago and not handed on: its dispatcher died; a workflow takes the delivery over. */
+const CLAIM_EXPIRES_MS = 60_000;
 
 /**
- * Starts a delivery workflow for every delivery that has none yet (written by
- * the job-end trigger, "Send test event" or "Resend"): woken by
- * `webhook_delivery_created` at once, and every few seconds in case a
- * notification was lost. The workflow id comes from the delivery, so a start
- * repeated by a second dispatcher, or after a crash before the mark, is a no-op.
+ * Sends every new delivery (written by the job-end trigger, "Send test
+ * event" or "Resend"): woken by `webhook_delivery_created` at once, and every
+ * few seconds in case a notification was lost.
+ *
+ * The first attempt goes out from here, outside Temporal: a workflow start,
+ * its task and its activity's task cost more than the POST on a busy worker
+ * (docs/webhooks.md#delivery). Each delivery is claimed by one dispatcher
+ * first; one that fails gets a delivery workflow for its retries. A
+ * dispatcher that dies between its POST and the hand-over leaves a claim that
+ * expires, and a workflow then tries again: at least once, with the same
+ * `webhook-id`, as Standard Webhooks expects. The workflow id comes from the
+ * delivery, so a start repeated by a second dispatcher is a no-op.
  */
 export async function startWebhookDispatcher(options: WebhookDispatcherOptions): Promise<WebhookDispatcher> {
   const { orm, temporal, logger } = options;
@@ -41,10 +61,15 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
 
   async function dispatchBatch(): Promise<number> {
     const { count, failure } = await orm.em.fork().transactional(async (tx) => {
-      const rows: { id: string; run: number }[] = await tx.execute(
-        `select id, run from webhook_delivery where workflow_started_at is null order by created_at limit ? for update skip locked`,
-        [BATCH_SIZE],
-      );
+      // With first attempts sent here, only the claims of a dispatcher that died come this way.
+      const rows: { id: string; run: number }[] = options.firstAttempts
+        ? await tx.execute(
+            `select id, run from webhook_delivery
+              where workflow_started_at is null and first_attempt_claimed_at < now() - make_interval(secs => ?)
+              order by created_at limit ? for update skip locked`,
+            [CLAIM_EXPIRES_MS / 1000, BATCH_SIZE],
+          )
+        : await tx.execute(`select id, run from webhook_delivery where workflow_started_at is null order by created_at limit ? for update skip locked`, [BATCH_SIZE]);
       const started: string[] = [];
       let failure: unknown = null;
       let next = 0;
@@ -79,9 +104,64 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     return count;
   }
 
+  /** Claims up to a batch of new deliveries and sends each one's first attempt; a failed one is handed to a workflow. */
+  async function sendFirstAttempts(firstAttempts: NonNullable<WebhookDispatcherOptions['firstAttempts']>): Promise<number> {
+    const rows: { id: string; run: number }[] = await orm.em.fork().execute(
+      `update webhook_delivery set first_attempt_claimed_at = now()
+        where id in (select id from webhook_delivery where workflow_started_at is null and first_attempt_claimed_at is null
+                      order by created_at limit ? for update skip locked)
+        returning id, run`,
+      [BATCH_SIZE],
+    );
+    let next = 0;
+    const lanes = Array.from({ length: Math.min(ATTEMPT_LANES, rows.length) }, async () => {
+      while (next < rows.length) {
+        const row = rows[next++]!;
+        try {
+          await sendFirstAttempt(firstAttempts, row);
+        } catch (error) {
+          // Left claimed: once the claim expires, a workflow takes the delivery over.
+          logger.warn({ err: error, deliveryId: row.id }, 'a webhook first attempt was not handed on; a delivery workflow takes it over');
+        }
+      }
+    });
+    await Promise.all(lanes);
+    return rows.length;
+  }
+
+  async function sendFirstAttempt(firstAttempts: NonNullable<WebhookDispatcherOptions['firstAttempts']>, row: { id: string; run: number }): Promise<void> {
+    const em = orm.em.fork();
+    const result = await attemptDelivery(em, firstAttempts.webhooks, row.id, firstAttempts.clock);
+    if (result.kind === 'final') await endDelivery(em, row.id, 'failed', firstAttempts.clock(), result.reason);
+    if (result.kind === 'retry') {
+      const options: WebhookDeliveryOptions = { firstAttempt: { retryAfterMs: result.retryAfterMs } };
+      try {
+        await temporal.connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
+          temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+            workflowId: webhookDeliveryWorkflowId(row.id, row.run),
+            taskQueue,
+            args: [row.id, options],
+            typedSearchAttributes: MAIL_OUTBOX_SEARCH_ATTRIBUTES,
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
+    }
+    // Handed on: delivered, ended, or its retries in a workflow.
+    await em.execute('update webhook_delivery set workflow_started_at = now() where id = ?', [row.id]);
+  }
+
   async function pass(): Promise<number> {
     let total = 0;
     try {
+      if (options.firstAttempts) {
+        for (;;) {
+          const count = await sendFirstAttempts(options.firstAttempts);
+          total += count;
+          if (count < BATCH_SIZE) break;
+        }
+      }
       for (;;) {
         const count = await dispatchBatch();
         total += count;

@@ -139,7 +139,7 @@ export async function enqueueTestEvent(em: EntityManager, accountId: number, end
 /** "Resend": the same event (same `webhook-id`, so a receiver can tell) delivered again by a new run. */
 export async function resendDelivery(em: EntityManager, accountId: number, deliveryId: string): Promise<boolean> {
   const updated: unknown[] = await em.execute(
-    `update webhook_delivery set run = run + 1, status = 'pending', workflow_started_at = null, ended_at = null
+    `update webhook_delivery set run = run + 1, status = 'pending', workflow_started_at = null, first_attempt_claimed_at = null, ended_at = null
      where id = ? and account_id = ? and status <> 'pending' returning id`,
     [deliveryId, accountId],
   );

@@ -76,7 +76,11 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
     case 'webhooks': {
       const worker = await createWebhookWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, webhooks: context.webhooks, clock: deps.clock }, slots });
       // Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
-      const dispatcher = await startWebhookDispatcher({ orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue, logger });
+      // It sends each delivery's first attempt itself; a delivery workflow holds the retries of one that failed.
+      const dispatcher = await startWebhookDispatcher({
+        orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue, logger,
+        firstAttempts: { webhooks: context.webhooks, clock: deps.clock },
+      });
       return { workers: { webhooks: worker }, stopLoops: () => dispatcher.stop() };
     }
     case 'housekeeping': {

@@ -20,7 +20,7 @@ export interface TestWebhooks {
  * delivery worker on its own task queue, the dispatcher, and the sandbox
  * receiver that verifies signatures.
  */
-export async function startTestWebhooks(stack: TestStack): Promise<TestWebhooks> {
+export async function startTestWebhooks(stack: TestStack, options: { firstAttemptsFromDispatcher?: boolean } = {}): Promise<TestWebhooks> {
   const config = loadWebhookConfig(WEBHOOK_TEST_ENV);
   const receiver = await startWebhookReceiver({ port: 0 });
   const connection = await NativeConnection.connect({ address: stack.config.temporal.address });
@@ -38,6 +38,8 @@ export async function startTestWebhooks(stack: TestStack): Promise<TestWebhooks>
     databaseUrl: stack.config.databaseUrl,
     researchTaskQueue: stack.config.temporal.taskQueue,
     logger: createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent'),
+    // As the webhooks worker runs it; without, every attempt goes through a delivery workflow.
+    ...(options.firstAttemptsFromDispatcher ? { firstAttempts: { webhooks: config, clock: () => new Date() } } : {}),
   });
   return {
     receiver,

@@ -18,8 +18,8 @@ beforeAll(() => {
   installTemporalLogging(createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent'), 'WARN');
 });
 
-it('cover a delivery at the first attempt, one after a retry, and one failed for good', () => {
-  expect(FILES).toEqual(['delivered-after-retry.json', 'delivered.json', 'failed-gone.json']);
+it('cover a delivery at the first attempt, one after a retry, one failed for good, and the retries after the dispatcher’s first attempt', () => {
+  expect(FILES).toEqual(['delivered-after-retry.json', 'delivered.json', 'failed-gone.json', 'retried-after-first-attempt.json']);
 });
 
 it('all replay on the current workflow code without non-determinism', async () => {

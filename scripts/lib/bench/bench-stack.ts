@@ -18,8 +18,10 @@ export interface BenchStack {
   databaseUrl: string;
   temporalAddress: string;
   orm: Orm;
+  /** The research worker's and the API's (the memory readings); every role's process in `workerPids`. */
   pids: { worker: number; api: number };
-  /** Inspector ports of the worker and the API (see collect-garbage.ts). */
+  workerPids: Record<string, number>;
+  /** Inspector ports of the research worker and the API (see collect-garbage.ts). */
   inspectorPorts: { worker: number; api: number };
   temporalSqlitePragmas: string[];
   /** Dynamic config given over the dev server's defaults (`--temporal-config`). */
@@ -65,7 +67,7 @@ export async function startBenchStack(options: {
   try {
     const apiPort = await freePort();
     // Both log at warn: a log line per request or activity is not what is measured.
-    const appEnv = { ...env, ...services.env, PORT: String(apiPort), LOG_LEVEL: 'warn' };
+    const appEnv: NodeJS.ProcessEnv = { ...env, ...services.env, PORT: String(apiPort), LOG_LEVEL: 'warn' };
     // The inspector (idle unless the memory part asks for a garbage collection) on ports of our choosing.
     const inspectorPorts = { worker: await freePort(), api: await freePort() };
     const node = (entry: string, inspectorPort: number) => [
@@ -75,8 +77,16 @@ export async function startBenchStack(options: {
       join(ROOT, entry),
     ];
     const logFile = (name: string) => join(workDir, 'logs', `${name}.log`);
-    const worker = startProcess('worker', process.execPath, node('worker/main.ts', inspectorPorts.worker), { env: appEnv, logFile: logFile('worker') });
-    apps.push(worker);
+    // A process per worker role, as production runs them (docs/operations.md#processes).
+    const workerRoles = ['research', 'webhooks', 'housekeeping', ...(appEnv.HUBSPOT_CLIENT_ID ? ['crm'] : [])];
+    const workers = Object.fromEntries(
+      workerRoles.map((role) => {
+        const args = role === 'research' ? node('worker/main.ts', inspectorPorts.worker) : ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')];
+        return [role, startProcess(`${role}-worker`, process.execPath, [...args, role], { env: appEnv, logFile: logFile(`${role}-worker`) })];
+      }),
+    );
+    apps.push(...Object.values(workers));
+    const worker = workers.research!;
     const api = startProcess('api', process.execPath, node('api/main.ts', inspectorPorts.api), { env: appEnv, logFile: logFile('api') });
     apps.push(api);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -100,6 +110,7 @@ export async function startBenchStack(options: {
       temporalAddress: services.env.TEMPORAL_ADDRESS,
       orm: ormHandle,
       pids: { worker: worker.child.pid!, api: api.child.pid! },
+      workerPids: Object.fromEntries(Object.entries(workers).map(([role, each]) => [role, each.child.pid!])),
       inspectorPorts,
       temporalSqlitePragmas,
       temporalDynamicConfig,
