@@ -1,0 +1,203 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/lib/local-services.ts';
+import { WORKER_ROLES } from '../../worker/role-names.ts';
+import {
+  KUBERNETES_VERSIONS, PRODUCTION_VALUES, ensureTools, envOf, envValue, lintChart, named, ofKind, podTemplates, readValues,
+  renderChart, renderError, validateManifests, type Container, type Manifest, type Tools,
+} from './helm-render.ts';
+
+// The Helm chart (docs/deploy.md#kubernetes), rendered with the pinned Helm for
+// the default and the production values, validated offline against
+// Kubernetes' schemas, and read for what a cluster would only show too late.
+const PRODUCTION = ['-f', PRODUCTION_VALUES];
+const FULLNAME = 'enrich-prospect-enrichment';
+// Variables that hold secrets, as .env.example names them.
+const SECRET_NAME = /^(DATABASE_URL|SMTP_PASSWORD)$|_(KEY|SECRET|PASSWORD|TOKEN)$/;
+
+let tools: Tools;
+let byDefault: Manifest[];
+let production: Manifest[];
+const values = readValues(PRODUCTION_VALUES);
+
+beforeAll(async () => {
+  // The first run on a machine compiles Helm (minutes on two cores).
+  tools = await ensureTools((line) => process.stderr.write(`[helm-chart] ${line}\n`));
+  [byDefault, production] = await Promise.all([renderChart(tools), renderChart(tools, PRODUCTION)]);
+}, 40 * 60_000);
+
+const containerOf = (manifest: Manifest): Container => manifest.spec!.template!.spec.containers[0];
+const workerDeployments = (manifests: Manifest[]) => ofKind(manifests, 'Deployment').filter((d) => d.metadata.labels?.['app.kubernetes.io/component'] !== 'api');
+const roleOf = (deployment: Manifest) => deployment.metadata.labels!['app.kubernetes.io/component'];
+
+describe('the chart lints and validates', () => {
+  it('passes helm lint --strict with the default and the production values', async () => {
+    for (const args of [[], PRODUCTION]) expect(await lintChart(tools, args)).toContain('1 chart(s) linted, 0 chart(s) failed');
+  });
+
+  it.each(KUBERNETES_VERSIONS)('renders objects that Kubernetes %s schemas accept (strict: no unknown field); only KEDA kinds have no schema', async (version) => {
+    for (const manifests of [byDefault, production]) {
+      const result = await validateManifests(tools, manifests, version);
+      expect(result.problems).toEqual([]);
+      expect(result.exitCode).toBe(0);
+      const keda = manifests.filter((m) => m.apiVersion.startsWith('keda.sh/'));
+      expect(result.passed).toHaveLength(manifests.length - keda.length);
+      expect(result.withoutSchema.sort()).toEqual(keda.map((m) => `${m.kind} ${m.apiVersion}`).sort());
+    }
+  });
+
+  it('the validator rejects what the schemas do not allow (a replica count as text, an unknown probe field)', async () => {
+    const api = structuredClone(named(production, 'Deployment', `${FULLNAME}-api`));
+    api.spec!.replicas = '3' as unknown as number;
+    const probe = structuredClone(named(production, 'Deployment', `${FULLNAME}-api`));
+    (containerOf(probe).readinessProbe as unknown as Record<string, unknown>).periodSecond = 5;
+    for (const broken of [api, probe]) expect((await validateManifests(tools, [broken], KUBERNETES_VERSIONS[0])).exitCode).not.toBe(0);
+  });
+
+  it('refuses values outside its schema: a misspelled role, an unknown KEDA queue type', async () => {
+    expect(await renderError(tools, ['--set', 'workers.reseach.replicas=2'])).toContain("additional properties 'reseach' not allowed");
+    expect(await renderError(tools, ['--set', 'keda.queueTypes=workflows'])).toContain('/keda/queueTypes');
+  });
+});
+
+describe('the migrations Job', () => {
+  it('runs before install and upgrade as a Helm hook with a constant name, deleted before the next run and on success', () => {
+    const job = named(byDefault, 'Job', `${FULLNAME}-migrate`);
+    expect(job.metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
+    expect(containerOf(job).command).toEqual(['node', '--disable-warning=ExperimentalWarning', 'scripts/migrate.ts']);
+  });
+
+  it('takes nothing the chart creates (a pre-install hook runs before it exists): DATABASE_URL from the existing Secret only', () => {
+    const job = named(production, 'Job', `${FULLNAME}-migrate`);
+    const pod = job.spec!.template!.spec;
+    expect(containerOf(job).env).toEqual([{ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'prospect-enrichment', key: 'database-url' } } }]);
+    expect(containerOf(job).envFrom).toBeUndefined();
+    expect(pod.serviceAccountName).toBeUndefined();
+    expect(pod.volumes?.every((volume) => !volume.secret)).toBe(true);
+  });
+
+  it('without Helm hooks is an ordinary Job named after the image, so a new image gets a new Job', async () => {
+    const manifests = await renderChart(tools, [...PRODUCTION, '--set', 'migrations.useHelmHooks=false']);
+    const [job] = ofKind(manifests, 'Job');
+    expect(job.metadata.name).toBe(`${FULLNAME}-migrate-2026-10-1`);
+    expect(Object.keys(job.metadata.annotations ?? {}).filter((key) => key.startsWith('helm.sh/'))).toEqual([]);
+  });
+});
+
+describe('the API', () => {
+  it('listens on 0.0.0.0:PORT, probed on /livez (liveness, startup) and /readyz (readiness), behind a Service', () => {
+    const api = named(production, 'Deployment', `${FULLNAME}-api`);
+    const container = containerOf(api);
+    expect(container.command).toEqual(['node', '--disable-warning=ExperimentalWarning', 'api/main.ts']);
+    expect(envValue(container, 'HOST')).toBe('0.0.0.0');
+    const port = container.ports!.find((each) => each.name === 'http')!;
+    expect(String(port.containerPort)).toBe(envValue(container, 'PORT'));
+    expect(container.livenessProbe!.httpGet).toEqual({ path: '/livez', port: 'http' });
+    expect(container.startupProbe!.httpGet).toEqual({ path: '/livez', port: 'http' });
+    expect(container.readinessProbe!.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    const service = named(production, 'Service', `${FULLNAME}-api`);
+    expect(service.spec!.selector).toEqual(api.spec!.selector!.matchLabels);
+    expect(service.spec!.ports).toEqual([expect.objectContaining({ targetPort: 'http' })]);
+  });
+
+  it('leaves its replicas to the HorizontalPodAutoscaler when one is enabled', () => {
+    expect(named(byDefault, 'Deployment', `${FULLNAME}-api`).spec!.replicas).toBe(2);
+    expect(named(production, 'Deployment', `${FULLNAME}-api`).spec!.replicas).toBeUndefined();
+    expect(named(production, 'HorizontalPodAutoscaler', `${FULLNAME}-api`).spec!.scaleTargetRef).toMatchObject({ name: `${FULLNAME}-api` });
+  });
+
+  it('the entry points the chart runs exist', () => {
+    for (const entry of ['api/main.ts', 'worker/main.ts', 'scripts/migrate.ts']) expect(existsSync(join(ROOT, entry)), entry).toBe(true);
+  });
+});
+
+describe('the workers', () => {
+  it('one Deployment per enabled role, each running its role with its own replicas, resources and slots', () => {
+    expect(workerDeployments(byDefault).map(roleOf)).toEqual(['research', 'webhooks', 'housekeeping']);
+    expect(workerDeployments(production).map(roleOf)).toEqual([...WORKER_ROLES]);
+    for (const deployment of workerDeployments(production)) {
+      const role = roleOf(deployment);
+      const own = values.workers[role];
+      const container = containerOf(deployment);
+      expect(container.command).toEqual(['node', '--disable-warning=ExperimentalWarning', 'worker/main.ts', role]);
+      expect(container.resources).toEqual(own.resources);
+      if (role !== 'research') expect(deployment.spec!.replicas).toBe(own.replicas);
+      expect(envValue(container, 'WORKER_MAX_CONCURRENT_ACTIVITIES')).toBe(own.slots?.activities?.toString());
+    }
+  });
+
+  it('serve their probes on WORKER_METRICS_PORT bound to 0.0.0.0: /livez and /readyz', () => {
+    for (const deployment of workerDeployments(production)) {
+      const container = containerOf(deployment);
+      expect(envValue(container, 'WORKER_METRICS_HOST')).toBe('0.0.0.0');
+      expect(String(container.ports!.find((port) => port.name === 'ops')!.containerPort)).toBe(envValue(container, 'WORKER_METRICS_PORT'));
+      expect(container.livenessProbe!.httpGet).toEqual({ path: '/livez', port: 'ops' });
+      expect(container.readinessProbe!.httpGet).toEqual({ path: '/readyz', port: 'ops' });
+    }
+  });
+
+  it('the crm role needs a HubSpot app, or the chart refuses it (the process would stop at start)', async () => {
+    expect(await renderError(tools, ['--set', 'workers.crm.enabled=true'])).toContain('workers.crm needs a HubSpot app');
+  });
+});
+
+describe('draining on SIGTERM', () => {
+  it('every pod is given longer than readiness delay + grace + 5 s (the worker force time)', () => {
+    const pods = podTemplates(production).filter(({ owner }) => owner.kind === 'Deployment');
+    expect(pods.length).toBe(5);
+    for (const { owner, template } of pods) {
+      const container = template.spec.containers[0];
+      const drainSeconds = (Number(envValue(container, 'SHUTDOWN_READINESS_DELAY_MS')) + Number(envValue(container, 'SHUTDOWN_GRACE_MS'))) / 1000 + 5;
+      expect(template.spec.terminationGracePeriodSeconds, owner.metadata.name).toBeGreaterThan(drainSeconds);
+    }
+    // The crm role's own grace (60 s) over the shared one.
+    expect(envValue(containerOf(named(production, 'Deployment', `${FULLNAME}-crm-2026-10-1`)), 'SHUTDOWN_GRACE_MS')).toBe('60000');
+  });
+
+  it('refuses a grace period that would cut the drain short', async () => {
+    expect(await renderError(tools, ['--set', 'api.terminationGracePeriodSeconds=30'])).toContain('must exceed the drain (readiness delay 5000 ms + grace 20000 ms + 5 s = 30 s)');
+    expect(await renderError(tools, ['--set', 'workers.research.terminationGracePeriodSeconds=10'])).toContain('workers.research.terminationGracePeriodSeconds=10');
+  });
+});
+
+describe('configuration', () => {
+  it('plain settings come from one ConfigMap whose checksum rolls every pod when it changes', async () => {
+    const checksums = (manifests: Manifest[]) => ofKind(manifests, 'Deployment').map((d) => d.spec!.template!.metadata.annotations!['checksum/config']);
+    const before = checksums(production);
+    const after = checksums(await renderChart(tools, [...PRODUCTION, '--set', 'config.LOG_LEVEL=debug']));
+    expect(new Set(before).size).toBe(1);
+    expect(new Set(after).size).toBe(1);
+    expect(after[0]).not.toBe(before[0]);
+    for (const deployment of ofKind(production, 'Deployment')) expect(containerOf(deployment).envFrom).toEqual([{ configMapRef: { name: FULLNAME } }]);
+  });
+
+  it('secrets only by reference: no Secret object, no secret-named variable with a value, none in the ConfigMap', () => {
+    for (const manifests of [byDefault, production]) {
+      expect(ofKind(manifests, 'Secret')).toEqual([]);
+      expect(Object.keys(named(manifests, 'ConfigMap', FULLNAME).data!).filter((name) => SECRET_NAME.test(name))).toEqual([]);
+      for (const { template } of podTemplates(manifests)) {
+        for (const variable of template.spec.containers.flatMap((container) => container.env ?? [])) {
+          if (SECRET_NAME.test(variable.name)) expect(variable, variable.name).toEqual({ name: variable.name, valueFrom: { secretKeyRef: expect.any(Object) } });
+        }
+      }
+    }
+  });
+
+  it('refuses a secret put among the plain settings, without echoing it', async () => {
+    const error = await renderError(tools, ['--set', 'config.OPENAI_API_KEY=sk-canary-7f3a']);
+    expect(error).toContain('config.OPENAI_API_KEY holds a secret');
+    expect(error).not.toContain('sk-canary-7f3a');
+  });
+
+  it('the production example references every secret variable of .env.example', () => {
+    const secrets = readFileSync(join(ROOT, '.env.example'), 'utf8').split('\n')
+      .flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? [])
+      .filter((name) => SECRET_NAME.test(name) && !name.startsWith('TEMPORAL_'));
+    expect(secrets.length).toBeGreaterThan(10);
+    expect(secrets.filter((name) => !(name in values.secrets.env))).toEqual([]);
+  });
+});
