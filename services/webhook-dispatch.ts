@@ -33,7 +33,7 @@ const BATCH_SIZE = 100;
 const START_TIMEOUT_MS = 5_000;
 const START_LANES = 16;
 /** First attempts under way at once: mostly waiting on receivers (each up to 15 s). */
-const ATTEMPT_LANES = 32;
+const MAX_ATTEMPTS_IN_FLIGHT = 64;
 /** A first attempt claimed this long ago and not handed on: its dispatcher died; a workflow takes the delivery over. */
 const CLAIM_EXPIRES_MS = 60_000;
 
@@ -104,28 +104,35 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     return count;
   }
 
-  /** Claims up to a batch of new deliveries and sends each one's first attempt; a failed one is handed to a workflow. */
+  /**
+   * Claims new deliveries, as many as there is room for, and sends each one's
+   * first attempt without waiting for the others: a delivery that arrives
+   * while a slow receiver is being waited on goes out at once. When an attempt
+   * ends, a pass looks again for what arrived meanwhile.
+   */
+  const attemptsInFlight = new Set<Promise<void>>();
   async function sendFirstAttempts(firstAttempts: NonNullable<WebhookDispatcherOptions['firstAttempts']>): Promise<number> {
+    const room = MAX_ATTEMPTS_IN_FLIGHT - attemptsInFlight.size;
+    if (room <= 0) return 0;
     const rows: { id: string; run: number }[] = await orm.em.fork().execute(
       `update webhook_delivery set first_attempt_claimed_at = now()
         where id in (select id from webhook_delivery where workflow_started_at is null and first_attempt_claimed_at is null
                       order by created_at limit ? for update skip locked)
         returning id, run`,
-      [BATCH_SIZE],
+      [Math.min(room, BATCH_SIZE)],
     );
-    let next = 0;
-    const lanes = Array.from({ length: Math.min(ATTEMPT_LANES, rows.length) }, async () => {
-      while (next < rows.length) {
-        const row = rows[next++]!;
-        try {
-          await sendFirstAttempt(firstAttempts, row);
-        } catch (error) {
+    for (const row of rows) {
+      const attempt: Promise<void> = sendFirstAttempt(firstAttempts, row)
+        .catch((error: unknown) => {
           // Left claimed: once the claim expires, a workflow takes the delivery over.
           logger.warn({ err: error, deliveryId: row.id }, 'a webhook first attempt was not handed on; a delivery workflow takes it over');
-        }
-      }
-    });
-    await Promise.all(lanes);
+        })
+        .finally(() => {
+          attemptsInFlight.delete(attempt);
+          if (!isStopped && room - rows.length <= 0) void runOnce();
+        });
+      attemptsInFlight.add(attempt);
+    }
     return rows.length;
   }
 
@@ -156,11 +163,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     let total = 0;
     try {
       if (options.firstAttempts) {
-        for (;;) {
-          const count = await sendFirstAttempts(options.firstAttempts);
-          total += count;
-          if (count < BATCH_SIZE) break;
-        }
+        total += await sendFirstAttempts(options.firstAttempts);
       }
       for (;;) {
         const count = await dispatchBatch();
@@ -208,6 +211,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     runOnce,
     async stop() {
       isStopped = true;
+      await Promise.all(attemptsInFlight);
       clearInterval(timer);
       await running;
       await listener.end().catch(() => {});
