@@ -23,6 +23,7 @@
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --temporal-config k=v,k=v             dynamic config of the dev server over the project's defaults
 //                                         (e.g. system.enableActivityEagerExecution=false, to measure without it)
+//   --json FILE                           also write every printed figure to FILE, flat, by stable dotted names
 //   --keep                                keep the work directory (logs, data)
 // BENCH_CPU_PROF=1 runs the worker and the API with --cpu-prof (profiles in <work dir>/profiles; add --keep).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,7 @@ import { formatListResults, measureLists, type ListBenchResult } from './lib/ben
 import { formatCrmResults, measureCrm, startCrmBenchStandIn, type CrmBenchResult } from './lib/bench/crm.ts';
 import { startWebhookReceiver } from '../sandbox/webhook-receiver/server.ts';
 import { ROOT } from './lib/local-services.ts';
+import { figuresJson, flattenFigures, namedFigures } from './lib/bench/figures.ts';
 
 const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm'] as const;
 const { values: flags } = parseArgs({
@@ -68,6 +70,7 @@ const { values: flags } = parseArgs({
     'temporal-fsync': { type: 'boolean', default: false },
     'temporal-config': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    json: { type: 'string' },
   },
 });
 const quick = flags.quick;
@@ -204,6 +207,17 @@ try {
     writeFileSync(join(resultsDir, 'overhead.svg'), overheadChartSvg(results, `${latencyNote}; ${measuredAt.slice(0, 16)}Z, load ${loadAverage[0]} on ${machine.cpus} cores`));
   }
   log(`Wrote bench/results/${resultsFile}${results.overhead ? ' and overhead.svg' : ''}`);
+  if (flags.json) {
+    const figures = {
+      ...flattenFigures(json.results, ''),
+      ...namedFigures(json.results),
+      'machine.cpus': machine.cpus,
+      'machine.load_average_1m': loadAverage[0]!,
+      'machine.load_average_5m': loadAverage[1]!,
+    };
+    writeFileSync(flags.json, figuresJson(figures));
+    log(`Wrote ${Object.keys(figures).length} figures to ${flags.json}`);
+  }
 } catch (error) {
   log(`failed: ${(error as Error).stack ?? error}`);
   log(`logs are in ${join(stack.workDir, 'logs')}`);
