@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 import { WORKER_ROLES } from '../../worker/role-names.ts';
 import {
-  KUBERNETES_VERSIONS, PRODUCTION_VALUES, ensureTools, envOf, envValue, lintChart, named, ofKind, podTemplates, readValues,
+  KUBERNETES_VERSIONS, PRODUCTION_VALUES, ensureTools, envValue, lintChart, named, ofKind, podTemplates, readValues,
   renderChart, renderError, validateManifests, type Container, type Manifest, type Tools,
 } from './helm-render.ts';
 

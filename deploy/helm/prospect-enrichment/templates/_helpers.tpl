@@ -69,7 +69,7 @@ prospect-enrichment/build-id: {{ include "pe.labelValue" .buildId | quote }}
 {{- end }}
 {{- end }}
 
-{{/* Worker Versioning (docs/deploy.md#rollouts-with-worker-versioning). */}}
+{{/* Worker Versioning (docs/deploy.md#rolling-out-a-new-image). */}}
 
 {{- define "pe.buildId" -}}
 {{- .Values.workerVersioning.buildId | default (include "pe.imageTag" .) }}
