@@ -4,7 +4,7 @@
 // kubernetes-validate, which bundles Kubernetes' JSON schemas, in a venv.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './local-services.ts';
 
@@ -44,7 +44,7 @@ export async function ensureHelm(log: (line: string) => void = () => {}): Promis
     if (existsSync(helm)) return;
     log(`Compiling Helm ${HELM_VERSION} into .tools/helm-${HELM_VERSION} from the Go module proxy (once per checkout)…`);
     const startedAt = Date.now();
-    await run('go', ['install', '-ldflags', HELM_LDFLAGS, `helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`], {
+    await run(findGo(), ['install', '-ldflags', HELM_LDFLAGS, `helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`], {
       cwd: ROOT,
       env: { ...process.env, GOBIN: HELM_DIR, GOFLAGS: `${process.env.GOFLAGS ?? ''} -mod=mod`.trim(), CGO_ENABLED: '0' },
       maxBuffer: 16 * 1024 * 1024,
@@ -52,6 +52,15 @@ export async function ensureHelm(log: (line: string) => void = () => {}): Promis
     log(`Helm ${HELM_VERSION} compiled in ${Math.round((Date.now() - startedAt) / 1000)} s.`);
   });
   return helm;
+}
+
+/** `GO`, else `go` on PATH, else the official tarball's place (Helm v3.22 needs Go 1.26). */
+function findGo(): string {
+  if (process.env.GO) return process.env.GO;
+  const candidates = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'go')), '/usr/local/go/bin/go'];
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error('Compiling Helm needs Go 1.26 or later (none on PATH or in /usr/local/go): install it, or set HELM to a Helm v3 binary');
+  return found;
 }
 
 /** The venv's `kubernetes-validate` command, installed from PyPI when missing. */
