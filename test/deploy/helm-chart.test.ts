@@ -68,7 +68,7 @@ describe('the migrations Job', () => {
       'helm.sh/hook': 'pre-install,pre-upgrade',
       'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
     });
-    expect(containerOf(job).command).toEqual(['node', '--disable-warning=ExperimentalWarning', 'scripts/migrate.ts']);
+    expect(containerOf(job).args).toEqual(['node', '--disable-warning=ExperimentalWarning', 'scripts/migrate.ts']);
   });
 
   it('takes nothing the chart creates (a pre-install hook runs before it exists): DATABASE_URL from the existing Secret only', () => {
@@ -92,7 +92,7 @@ describe('the API', () => {
   it('listens on 0.0.0.0:PORT, probed on /livez (liveness, startup) and /readyz (readiness), behind a Service', () => {
     const api = named(production, 'Deployment', `${FULLNAME}-api`);
     const container = containerOf(api);
-    expect(container.command).toEqual(['node', '--disable-warning=ExperimentalWarning', 'api/main.ts']);
+    expect(container.args).toEqual(['node', '--disable-warning=ExperimentalWarning', 'api/main.ts']);
     expect(envValue(container, 'HOST')).toBe('0.0.0.0');
     const port = container.ports!.find((each) => each.name === 'http')!;
     expect(String(port.containerPort)).toBe(envValue(container, 'PORT'));
@@ -110,6 +110,10 @@ describe('the API', () => {
     expect(named(production, 'HorizontalPodAutoscaler', `${FULLNAME}-api`).spec!.scaleTargetRef).toMatchObject({ name: `${FULLNAME}-api` });
   });
 
+  it("every process runs under the image's entrypoint (tini as PID 1): the chart sets args, never command", () => {
+    for (const { template } of podTemplates(production)) expect(template.spec.containers.map((container) => container.command)).toEqual([undefined]);
+  });
+
   it('the entry points the chart runs exist', () => {
     for (const entry of ['api/main.ts', 'worker/main.ts', 'scripts/migrate.ts']) expect(existsSync(join(ROOT, entry)), entry).toBe(true);
   });
@@ -123,7 +127,7 @@ describe('the workers', () => {
       const role = roleOf(deployment);
       const own = values.workers[role];
       const container = containerOf(deployment);
-      expect(container.command).toEqual(['node', '--disable-warning=ExperimentalWarning', 'worker/main.ts', role]);
+      expect(container.args).toEqual(['node', '--disable-warning=ExperimentalWarning', 'worker/main.ts', role]);
       expect(container.resources).toEqual(own.resources);
       if (role !== 'research') expect(deployment.spec!.replicas).toBe(own.replicas);
       expect(envValue(container, 'WORKER_MAX_CONCURRENT_ACTIVITIES')).toBe(own.slots?.activities?.toString());

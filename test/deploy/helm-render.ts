@@ -29,7 +29,8 @@ export interface Probe {
 export interface Container {
   name: string;
   image: string;
-  command: string[];
+  command?: string[];
+  args: string[];
   ports?: { name: string; containerPort: number }[];
   env?: EnvVar[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];

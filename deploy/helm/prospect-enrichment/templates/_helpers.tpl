@@ -256,7 +256,11 @@ securityContext:
 {{- with $spec }}{{ toYaml . }}{{ end }}
 {{- end }}
 
-{{/* The Node command line of an entry point: (list $ "api/main.ts" …args). */}}
+{{/*
+The Node command line of an entry point: (list $ "api/main.ts" …args). Given
+as the container's args, not its command, so that the image's entrypoint
+(tini, which hands signals to Node and reaps orphans) stays PID 1.
+*/}}
 {{- define "pe.command" -}}
 {{- $root := first . }}
 {{- toJson (concat (list "node") $root.Values.nodeArgs (rest .)) }}
