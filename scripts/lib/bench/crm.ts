@@ -12,6 +12,7 @@ import { createApiKey } from '../../../services/api-keys.ts';
 import { createCrm } from '../../../services/crm.ts';
 import { saveConnection } from '../../../services/crm-connections.ts';
 import { saveCrmSettings } from '../../../services/crm-settings.ts';
+import type { Orm } from '../../../db/orm.ts';
 import type { BenchStack } from './bench-stack.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
 
@@ -113,48 +114,11 @@ export async function measureCrm(
   await stack.setProviderLatency(asLatencyMap(options.providerLatenciesMs));
   await stack.setModelLatency(options.modelLatencyMs);
 
-  // The portal: the prospects as contacts, all above the default minimum score, highest first.
-  const world = createWorld({ seed });
-  const seeded = await fetch(`${hubspot.url}/__admin/contacts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      portalId: BENCH_PORTAL_ID,
-      contacts: prospects.map((prospect, index) => {
-        const person = world.personByEmail(prospect.email)!;
-        const company = world.companies[person.company]!;
-        return {
-          email: person.email, firstname: person.firstName, lastname: person.lastName, jobtitle: person.title,
-          company: company.name, website: `https://${company.domain}`, hubspotscore: 99 - Math.floor(index / 2),
-        };
-      }),
-    }),
+  const { accountId, productId } = await connectBenchPortal(stack.orm, hubspot, {
+    portalId: BENCH_PORTAL_ID, emails: prospects.map((prospect) => prospect.email), ownerEmail: 'bench-crm@example.com', researchLimit: options.contacts, seed,
   });
-  if (seeded.status !== 201) throw new Error(`seeding the HubSpot stand-in answered ${seeded.status}: ${await seeded.text()}`);
-
-  // A Growth account with a product and credits for every contact, connected through the stand-in's consent
-  // and the token exchange, as test/helpers/crm-fixture.ts does (the dashboard's callback stores the same).
-  const em = () => stack.orm.em.fork();
-  const account = await createAccount(em(), { ownerEmail: 'bench-crm@example.com', plan: 'growth', language: 'en' }, new Date());
-  await em().getConnection().execute('update account set credit_limit = 10000000 where id = ?', [account.id]);
-  await createApiKey(em(), {
-    accountId: account.id,
-    productContext: { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['pipeline forecasting', 'CRM sync'], targetCustomers: ['sales leaders', 'revenue operations'], productUrl: null },
-  });
-  const [{ id: productId }]: Array<{ id: number }> = await em().getConnection().execute('select id from product_context where account_id = ?', [account.id]);
   const config = loadHubSpotConfig(process.env)!;
-  const oauth = createHubSpotOAuth(config);
-  const approved = await fetch(
-    `${hubspot.url}/__admin/approve?portal_id=${BENCH_PORTAL_ID}&authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 'bench', redirectUri: REDIRECT_URI }))}`,
-    { redirect: 'manual' },
-  );
-  const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
-  const grant = await oauth.exchangeCode(code, REDIRECT_URI);
-  await saveConnection(em(), config.tokenKey, { accountId: account.id, grant, connectedBy: 'bench-crm@example.com', now: new Date() });
-  await saveCrmSettings(em(), account.id, productId, {
-    cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: options.contacts,
-    chatWebhookUrl: null, digestEnabled: true, digestEmail: null, active: true,
-  }, new Date());
+  const em = () => stack.orm.em.fork();
 
   const temporal = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
   try {
@@ -163,7 +127,7 @@ export async function measureCrm(
     })!;
     const since = new Date().toISOString();
     log(`CRM: Run now, ${options.contacts} contacts, ${CRM_RUN_CONTACTS_IN_FLIGHT} researched at once…`);
-    const runId = await crm.runNow(account.id, productId);
+    const runId = await crm.runNow(accountId, productId);
     const handle = temporal.workflow.getHandle(runId);
     const result = (await handle.result()) as CrmSyncResult;
     const description = await handle.describe();
@@ -172,7 +136,7 @@ export async function measureCrm(
     const jobs: Array<{ submitted_ms: number; completed_ms: number }> = await em().getConnection().execute(
       `select extract(epoch from submitted_at) * 1000 as submitted_ms, extract(epoch from completed_at) * 1000 as completed_ms
        from research_job where account_id = ? and completed_at is not null`,
-      [account.id],
+      [accountId],
     );
     const started = description.startTime.getTime();
     const firstSubmitted = Math.min(...jobs.map((job) => Number(job.submitted_ms)));
@@ -236,4 +200,58 @@ export function formatCrmResults(result: CrmBenchResult): string {
     `  before the first job ${s(result.phases.beforeResearchMs)}, first job submitted → last completed ${s(result.phases.researchMs)}, then ${s(result.phases.afterResearchMs)} to the run's end; a job's submitted → completed p50 ${s(result.phases.jobP50Ms)}, max ${s(result.phases.jobMaxMs)}`,
     `  peak ${result.peakPer10s} calls per 10 s (documented limit ${result.limitPer10s}, our throttle ${result.throttle.callsPer10s}); peak ${result.peakSearchesPerSecond} searches per second (limit ${result.searchLimitPerSecond}, throttle ${result.throttle.searchesPerSecond})`,
   ].join('\n');
+}
+
+/**
+ * A portal in the HubSpot stand-in holding `emails` as contacts (scores from
+ * 99 down, all above the minimum), and a Growth account with a product and
+ * credits for every contact connected to it through the stand-in's consent
+ * and the token exchange, as test/helpers/crm-fixture.ts does (the
+ * dashboard's callback stores the same). For the bench and the cluster run.
+ */
+export async function connectBenchPortal(
+  orm: Orm,
+  hubspot: HubSpotSandbox,
+  options: { portalId: number; emails: string[]; ownerEmail: string; researchLimit: number; seed?: number },
+): Promise<{ accountId: number; productId: number }> {
+  const world = createWorld({ seed: options.seed });
+  const seeded = await fetch(`${hubspot.url}/__admin/contacts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      portalId: options.portalId,
+      contacts: options.emails.map((email, index) => {
+        const person = world.personByEmail(email)!;
+        const company = world.companies[person.company]!;
+        return {
+          email: person.email, firstname: person.firstName, lastname: person.lastName, jobtitle: person.title,
+          company: company.name, website: `https://${company.domain}`, hubspotscore: 99 - Math.floor(index / 2),
+        };
+      }),
+    }),
+  });
+  if (seeded.status !== 201) throw new Error(`seeding the HubSpot stand-in answered ${seeded.status}: ${await seeded.text()}`);
+
+  const em = () => orm.em.fork();
+  const account = await createAccount(em(), { ownerEmail: options.ownerEmail, plan: 'growth', language: 'en' }, new Date());
+  await em().getConnection().execute('update account set credit_limit = 10000000 where id = ?', [account.id]);
+  await createApiKey(em(), {
+    accountId: account.id,
+    productContext: { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['pipeline forecasting', 'CRM sync'], targetCustomers: ['sales leaders', 'revenue operations'], productUrl: null },
+  });
+  const [{ id: productId }]: Array<{ id: number }> = await em().getConnection().execute('select id from product_context where account_id = ?', [account.id]);
+  const config = loadHubSpotConfig(process.env)!;
+  const oauth = createHubSpotOAuth(config);
+  const approved = await fetch(
+    `${hubspot.url}/__admin/approve?portal_id=${options.portalId}&authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 'bench', redirectUri: REDIRECT_URI }))}`,
+    { redirect: 'manual' },
+  );
+  const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+  const grant = await oauth.exchangeCode(code, REDIRECT_URI);
+  await saveConnection(em(), config.tokenKey, { accountId: account.id, grant, connectedBy: options.ownerEmail, now: new Date() });
+  await saveCrmSettings(em(), account.id, productId, {
+    cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: options.researchLimit,
+    chatWebhookUrl: null, digestEnabled: true, digestEmail: null, active: true,
+  }, new Date());
+  return { accountId: account.id, productId };
 }
