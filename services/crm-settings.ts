@@ -39,8 +39,8 @@ export class CrmSettingsInvalid extends Error {
 }
 
 export interface SettingsChecks {
-  /** The portal's number properties, when a connection exists (null: not checked). */
-  numberProperties: string[] | null;
+  /** The portal's properties that can be a lead score (integrations/hubspot/score-properties.ts), when a connection exists (null: not checked). */
+  scoreProperties: string[] | null;
   /** The chat stand-in's base URL (local development and tests), whose loopback http URLs are accepted. */
   chatSandboxUrl: string | null;
   resolve?(host: string): Promise<string[]>;
@@ -60,8 +60,8 @@ export async function validateCrmSettings(raw: unknown, checks: SettingsChecks):
     throw new CrmSettingsInvalid(fields);
   }
   const input = { ...parsed.data, chatWebhookUrl: parsed.data.chatWebhookUrl || null, digestEmail: parsed.data.digestEmail ? normaliseEmail(parsed.data.digestEmail) : null };
-  if (checks.numberProperties && !checks.numberProperties.includes(input.scoreProperty)) {
-    fields.scoreProperty = `HubSpot has no number property named ${input.scoreProperty}.`;
+  if (checks.scoreProperties && !checks.scoreProperties.includes(input.scoreProperty)) {
+    fields.scoreProperty = `${input.scoreProperty} is not a HubSpot number property that can be a lead score. If you created it just now, reload the properties from HubSpot.`;
   }
   if (input.digestEmail !== null && !isValidEmail(input.digestEmail)) fields.digestEmail = 'Enter an e-mail address, or leave it empty for the account e-mail.';
   if (input.chatWebhookUrl !== null) {

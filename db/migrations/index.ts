@@ -12,6 +12,7 @@ import { Migration20261125010000 } from './Migration20261125010000.ts';
 import { Migration20261125012500 } from './Migration20261125012500.ts';
 import { Migration20261125030500 } from './Migration20261125030500.ts';
 import { Migration20261126001000 } from './Migration20261126001000.ts';
+import { Migration20261126120000 } from './Migration20261126120000.ts';
 
 // Every migration, in order. Append new ones here.
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125012500', class: Migration20261125012500 },
   { name: 'Migration20261125030500', class: Migration20261125030500 },
   { name: 'Migration20261126001000', class: Migration20261126001000 },
+  { name: 'Migration20261126120000', class: Migration20261126120000 },
 ];

@@ -7,6 +7,7 @@
 // mid-run). The SDK's own retry is off: it ignores Retry-After and the throttle.
 import { Client } from '@hubspot/api-client';
 import { HubSpotAuthRevoked, HubSpotRejected, HubSpotUnavailable } from './errors.ts';
+import { scorePropertiesOf, type ScoreProperty } from './score-properties.ts';
 import type { CallKind, PortalThrottle } from './throttle.ts';
 
 export interface PropertyDefinition {
@@ -45,8 +46,8 @@ export interface HubSpotCrm {
   createProperty(property: PropertyDefinition): Promise<'created' | 'existed'>;
   /** The names of the portal's live contact properties, in one call (GET /crm/v3/properties/contacts). */
   propertyNames(): Promise<Set<string>>;
-  /** Contact properties of type number (the lead-score picker). */
-  numberProperties(): Promise<Array<{ name: string; label: string }>>;
+  /** Contact properties that can be a lead score (the lead-score picker; integrations/hubspot/score-properties.ts). */
+  scoreProperties(): Promise<ScoreProperty[]>;
   searchContacts(input: SearchInput): Promise<ContactPage>;
   getContact(contactId: string, properties: string[]): Promise<Record<string, string | null> | null>;
   updateContact(contactId: string, properties: Record<string, string>): Promise<void>;
@@ -181,9 +182,9 @@ export function createHubSpotCrm(options: {
       const all = await call('general', (client) => client.crm.properties.coreApi.getAll('contacts', false));
       return new Set(all.results.map((property) => property.name));
     },
-    async numberProperties() {
+    async scoreProperties() {
       const all = await call('general', (client) => client.crm.properties.coreApi.getAll('contacts', false));
-      return all.results.filter((property) => property.type === 'number').map((property) => ({ name: property.name, label: property.label }));
+      return scorePropertiesOf(all.results);
     },
     async searchContacts(input) {
       const page = await call('search', (client) =>

@@ -27,6 +27,14 @@ export interface Property {
   formField: boolean;
   /** HubSpot's own properties say `hubspotDefined: true`; an app's never do. */
   hubspotDefined: boolean;
+  /** For HubSpot's own properties: the value is calculated by a HubSpot process (scores, counts, rollups). */
+  calculated: boolean;
+  /** Every record's value is unique (an id of another system, say). */
+  hasUniqueValue: boolean;
+  /** `modificationMetadata.readOnlyValue`: nobody sets the value through the API or the app (record ids, dates HubSpot keeps, calculated values). */
+  readOnlyValue: boolean;
+  /** The object a value points at (`COMPANY`, `OWNER` …), for properties that hold another record's id. */
+  referencedObjectType?: string;
   archived: boolean;
   createdAt: string;
   updatedAt: string;
@@ -97,8 +105,16 @@ export interface AccessToken {
 
 export const SEED_PORTAL_ID = 4_000_001;
 
-/** HubSpot's contact properties the seed needs (a real portal has a few hundred; these are the ones a sync touches). */
-const DEFAULT_PROPERTIES: Array<Pick<Property, 'name' | 'label' | 'type' | 'fieldType' | 'groupName'>> = [
+type DefaultProperty = Pick<Property, 'name' | 'label' | 'type' | 'fieldType' | 'groupName'> & Partial<Pick<Property, 'calculated' | 'hasUniqueValue' | 'readOnlyValue' | 'referencedObjectType' | 'hidden'>>;
+
+/**
+ * HubSpot's contact properties the seed needs (a real portal has a few
+ * hundred; these are the ones a sync touches, and the kinds of number a
+ * portal holds: scores HubSpot calculates (`hubspotscore` is a
+ * `calculation_score` field), counts, and ids HubSpot sets, which are numbers
+ * but never a score).
+ */
+const DEFAULT_PROPERTIES: DefaultProperty[] = [
   { name: 'email', label: 'Email', type: 'string', fieldType: 'text', groupName: 'contactinformation' },
   { name: 'firstname', label: 'First Name', type: 'string', fieldType: 'text', groupName: 'contactinformation' },
   { name: 'lastname', label: 'Last Name', type: 'string', fieldType: 'text', groupName: 'contactinformation' },
@@ -106,12 +122,15 @@ const DEFAULT_PROPERTIES: Array<Pick<Property, 'name' | 'label' | 'type' | 'fiel
   { name: 'company', label: 'Company Name', type: 'string', fieldType: 'text', groupName: 'contactinformation' },
   { name: 'website', label: 'Website URL', type: 'string', fieldType: 'text', groupName: 'contactinformation' },
   { name: 'industry', label: 'Industry', type: 'string', fieldType: 'text', groupName: 'contactinformation' },
-  { name: 'hubspotscore', label: 'HubSpot Score', type: 'number', fieldType: 'number', groupName: 'contactinformation' },
-  { name: 'hs_predictivecontactscore_v2', label: 'Likelihood to close', type: 'number', fieldType: 'number', groupName: 'contactinformation' },
-  { name: 'num_notes', label: 'Number of Sales Activities', type: 'number', fieldType: 'number', groupName: 'sales_properties' },
-  { name: 'hs_object_id', label: 'Record ID', type: 'number', fieldType: 'number', groupName: 'contactinformation' },
-  { name: 'createdate', label: 'Create Date', type: 'datetime', fieldType: 'date', groupName: 'contactinformation' },
-  { name: 'lastmodifieddate', label: 'Last Modified Date', type: 'datetime', fieldType: 'date', groupName: 'contactinformation' },
+  { name: 'hubspotscore', label: 'HubSpot Score', type: 'number', fieldType: 'calculation_score', groupName: 'contactinformation', calculated: true, readOnlyValue: true },
+  { name: 'hs_predictivecontactscore_v2', label: 'Likelihood to close', type: 'number', fieldType: 'number', groupName: 'contactinformation', calculated: true, readOnlyValue: true },
+  { name: 'num_notes', label: 'Number of Sales Activities', type: 'number', fieldType: 'number', groupName: 'sales_properties', calculated: true, readOnlyValue: true },
+  { name: 'hs_object_id', label: 'Record ID', type: 'number', fieldType: 'number', groupName: 'contactinformation', readOnlyValue: true },
+  { name: 'hs_created_by_user_id', label: 'Created by user ID', type: 'number', fieldType: 'number', groupName: 'contactinformation', readOnlyValue: true },
+  { name: 'associatedcompanyid', label: 'Primary Associated Company ID', type: 'number', fieldType: 'number', groupName: 'contactinformation', referencedObjectType: 'COMPANY' },
+  { name: 'hs_merged_object_ids_count', label: 'Merged record IDs count', type: 'number', fieldType: 'number', groupName: 'contactinformation', hidden: true, calculated: true, readOnlyValue: true },
+  { name: 'createdate', label: 'Create Date', type: 'datetime', fieldType: 'date', groupName: 'contactinformation', readOnlyValue: true },
+  { name: 'lastmodifieddate', label: 'Last Modified Date', type: 'datetime', fieldType: 'date', groupName: 'contactinformation', readOnlyValue: true },
 ];
 
 const DEFAULT_GROUPS: PropertyGroup[] = [
@@ -144,7 +163,8 @@ export function newPortal(portalId: number, userEmail: string, now: Date): Porta
   };
   for (const [index, property] of DEFAULT_PROPERTIES.entries()) {
     portal.properties.set(property.name, {
-      ...property, description: '', options: [], displayOrder: index, hidden: false, formField: true, hubspotDefined: true, archived: false, createdAt: at, updatedAt: at,
+      calculated: false, hasUniqueValue: false, readOnlyValue: false, hidden: false,
+      ...property, description: '', options: [], displayOrder: index, formField: true, hubspotDefined: true, archived: false, createdAt: at, updatedAt: at,
     });
   }
   return portal;

@@ -86,6 +86,7 @@ const ZPropertyCreate = z.object({
   displayOrder: z.number().int().optional(),
   hidden: z.boolean().optional(),
   formField: z.boolean().optional(),
+  hasUniqueValue: z.boolean().optional(),
   options: z.array(z.object({ label: z.string(), value: z.string(), displayOrder: z.number().int().optional(), hidden: z.boolean().optional() })).optional(),
 });
 const ZGroupCreate = z.object({ name: z.string(), label: z.string().min(1), displayOrder: z.number().int().optional() });
@@ -474,6 +475,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       name: input.name, label: input.label, type: input.type, fieldType: input.fieldType, groupName: input.groupName, description: input.description ?? '',
       options: (input.options ?? []).map((option, index) => ({ label: option.label, value: option.value, displayOrder: option.displayOrder ?? index, hidden: option.hidden ?? false })),
       displayOrder: input.displayOrder ?? -1, hidden: input.hidden ?? false, formField: input.formField ?? false, hubspotDefined: false, archived: false, createdAt: at, updatedAt: at,
+      calculated: false, hasUniqueValue: input.hasUniqueValue ?? false, readOnlyValue: false,
     };
     portal.properties.set(property.name, property);
     return sendJson(res, 201, propertyView(property));
@@ -488,7 +490,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       const value = raw === null ? '' : String(raw);
       if (!property || property.archived) {
         problems.push({ isValid: false, message: `Property "${name}" does not exist`, error: 'PROPERTY_DOESNT_EXIST', name, localizedErrorMessage: `Property "${name}" does not exist` });
-      } else if (property.name === 'hs_object_id' || property.name === 'createdate' || property.name === 'lastmodifieddate') {
+      } else if (property.readOnlyValue) {
         problems.push({ isValid: false, message: `${name} is a read only property; its value cannot be set.`, error: 'READ_ONLY_VALUE', name });
       } else if (value.length > MAX_STRING_VALUE) {
         problems.push({ isValid: false, message: `${name} is longer than ${MAX_STRING_VALUE} characters`, error: 'INVALID_STRING_LENGTH', name });
@@ -652,9 +654,13 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
 /** Lower-case letters, digits and underscores, starting with a letter, at most 100 characters. */
 const isValidName = (name: string) => /^[a-z][a-z0-9_]{0,99}$/.test(name);
 
+/** A property as HubSpot answers it (PublicApiSpecs/CRM/Properties v3 `Property`: `calculated`, `hasUniqueValue`, `modificationMetadata` …). */
 function propertyView(property: Property) {
-  const { hubspotDefined, archived, ...rest } = property;
-  return { ...rest, hubspotDefined, archived, modificationMetadata: { archivable: !hubspotDefined, readOnlyDefinition: hubspotDefined, readOnlyValue: false } };
+  const { hubspotDefined, archived, readOnlyValue, ...rest } = property;
+  return {
+    ...rest, hubspotDefined, archived, externalOptions: false,
+    modificationMetadata: { archivable: !hubspotDefined, readOnlyDefinition: hubspotDefined, readOnlyValue },
+  };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

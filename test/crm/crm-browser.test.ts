@@ -1,6 +1,8 @@
 // The CRM page in Chromium, by role and label, with an axe scan of each
 // state: connect through the HubSpot stand-in's consent page, settings with
-// a field error then saved, the next run, the preview, Run now and its results.
+// a field error then saved, the lead score properties and their reload, the
+// next run, the preview, Run now and its results, and the preview read again
+// when the run ends.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
@@ -39,6 +41,12 @@ afterAll(async () => {
   await crm?.stop();
   await mail?.close();
 });
+
+/** The HubSpot stand-in's log of calls (since a moment). */
+async function hubspotCalls(since?: string): Promise<Array<{ method: string; path: string; kind: string }>> {
+  const reply = await fetch(`${crm.hubspot.url}/__admin/calls${since ? `?since=${encodeURIComponent(since)}` : ''}`);
+  return ((await reply.json()) as { calls: Array<{ method: string; path: string; kind: string }> }).calls;
+}
 
 async function expectAccessible(page: Page) {
   expect(await seriousAccessibilityFindings(page)).toEqual([]);
@@ -87,6 +95,33 @@ describe('the CRM page in Chromium', () => {
     await page.getByText(/^Next run: /).waitFor();
     await expectAccessible(page);
 
+    // The lead score property offers scores, never the Record ID; the portal's properties are read once and again on Reload (issue 28).
+    await settings.getByRole('combobox', { name: 'Lead score property' }).click();
+    const options = page.getByRole('listbox').getByRole('option');
+    await options.first().waitFor();
+    const offered = await options.allInnerTexts();
+    expect(offered).toContain('HubSpot Score (hubspotscore)');
+    expect(offered.some((option) => option.includes('hs_object_id'))).toBe(false);
+    await page.keyboard.press('Escape');
+    await settings.getByText(/^Properties read from HubSpot .* UTC\.$/).waitFor();
+    const propertyReads = async () => (await hubspotCalls()).filter((call) => call.method === 'GET' && call.path === '/crm/v3/properties/contacts').length;
+    const readsBefore = await propertyReads();
+    await page.reload();
+    await settings.getByText(/^Properties read from HubSpot /).waitFor();
+    expect(await propertyReads()).toBe(readsBefore);
+    const reload = settings.getByRole('button', { name: 'Reload properties from HubSpot' });
+    await reload.click();
+    await expect.poll(propertyReads).toBe(readsBefore + 1);
+    await expect.poll(() => reload.getAttribute('data-loading')).toBeNull();
+    await expectAccessible(page);
+    // HubSpot down on a reload: said on the page, and the properties read before stay offered.
+    await fetch(`${crm.hubspot.url}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ on: 'properties', serverErrorNext: 5 }) });
+    await reload.click();
+    await settings.getByRole('alert').filter({ hasText: 'HubSpot cannot be reached right now' }).waitFor();
+    await settings.getByText(/^Properties read from HubSpot /).waitFor();
+    await expectAccessible(page);
+    await fetch(`${crm.hubspot.url}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ on: 'all', serverErrorNext: 0 }) });
+
     // A contact whose name is as long as HubSpot allows (65,536 characters) is shown cut to a readable length (issue 25).
     const added = await fetch(`${crm.hubspot.url}/__admin/contacts`, {
       method: 'POST',
@@ -104,12 +139,26 @@ describe('the CRM page in Chromium', () => {
     await expectAccessible(page);
     await screenshotForReadme(page, 'crm');
 
+    const emailsIn = (texts: string[]) => texts.flatMap((text) => text.match(/[^\s@]+@[^\s@]+\.[a-z]+/g) ?? []);
+    const nextRunEmails = async () => emailsIn(await preview.getByRole('row').filter({ hasText: /Researched$/ }).allInnerTexts());
+    const takenBefore = await nextRunEmails();
+    expect(takenBefore).toHaveLength(3);
+
+    const runStartedAt = new Date().toISOString();
     await page.getByRole('button', { name: 'Run now' }).click();
     await page.getByRole('status').filter({ hasText: 'The run started' }).waitFor();
     const runs = page.getByRole('table', { name: 'Last runs' });
     await runs.getByRole('cell', { name: 'Completed' }).waitFor({ timeout: 90_000 });
     const contacts = page.getByRole('table', { name: 'Contacts of the last run' });
     expect(await contacts.getByRole('row').filter({ hasText: 'Researched' }).count()).toBe(3);
+    // The page open through the whole run read its progress from our records: the one property listing is the run's own (issue 28).
+    expect((await hubspotCalls(runStartedAt)).filter((call) => call.method === 'GET' && call.path === '/crm/v3/properties/contacts')).toHaveLength(1);
+    // Once the run ended the preview was read again by itself: the contacts just researched are no longer the next run's.
+    const researchedEmails = emailsIn(await contacts.getByRole('row').filter({ hasText: 'Researched' }).getByRole('rowheader').allInnerTexts());
+    expect([...researchedEmails].sort()).toEqual([...takenBefore].sort());
+    await expect.poll(nextRunEmails, { timeout: 10_000 }).not.toEqual(takenBefore);
+    expect((await nextRunEmails()).some((email) => researchedEmails.includes(email))).toBe(false);
+    await expectAccessible(page);
     const first = contacts.getByRole('row').filter({ hasText: 'Researched' }).first();
     const hubspotLink = first.getByRole('link', { name: /in HubSpot$/ });
     expect(await hubspotLink.getAttribute('href')).toMatch(new RegExp(`^${crm.hubspot.url}/contacts/4000001/record/0-1/\\d+$`));

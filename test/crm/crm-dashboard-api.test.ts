@@ -1,7 +1,8 @@
 // The CRM page's API through the real API and dashboard auth, against the
 // HubSpot stand-in: the plan gate, connecting through HubSpot's consent
 // (state bound to the session, single-use), settings with field errors, the
-// Schedule following them, the preview, disconnect and account deletion.
+// Schedule following them, the preview, the portal's score properties read
+// once, disconnect and account deletion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
@@ -100,7 +101,7 @@ describe('the CRM page API', () => {
     expect(reply.body.fields).toMatchObject({ researchLimit: expect.stringContaining('50'), hourUtc: expect.stringContaining('23') });
     const second = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'email', chatWebhookUrl: 'https://127.0.0.1/hook', digestEmail: 'not an address' });
     expect(second.body.fields).toEqual({
-      scoreProperty: 'HubSpot has no number property named email.',
+      scoreProperty: 'email is not a HubSpot number property that can be a lead score. If you created it just now, reload the properties from HubSpot.',
       chatWebhookUrl: 'The webhook address must point to a public server.',
       digestEmail: 'Enter an e-mail address, or leave it empty for the account e-mail.',
     });
@@ -115,7 +116,6 @@ describe('the CRM page API', () => {
     expect(schedule.state.paused).toBe(false);
     const product = await alice.get(`/app/api/crm/products/${productId}`);
     expect(product.body.settings).toMatchObject({ cadence: 'mon_thu', hourUtc: 9, researchLimit: 3, minScore: 80 });
-    expect(product.body.numberProperties.map((each: { name: string }) => each.name)).toContain('hubspotscore');
     const next = new Date(product.body.nextRunAt);
     expect([1, 4]).toContain(next.getUTCDay());
     expect(next.getUTCHours()).toBe(9);
@@ -126,6 +126,45 @@ describe('the CRM page API', () => {
     expect(preview.body.taken[0].hubspotUrl).toBe(`${crm.hubspot.url}/contacts/4000001/record/0-1/${preview.body.taken[0].contactId}`);
     // Bob sees none of it.
     expect((await bob.get(`/app/api/crm/products/${productId}`)).status).toBe(404);
+  });
+
+  it('reads the portal\'s score properties from HubSpot once and keeps them; only a refresh reads again; the product page never calls HubSpot', async () => {
+    const propertyReads = async () =>
+      ((await (await fetch(`${crm.hubspot.url}/__admin/calls`)).json()) as { calls: Array<{ method: string; path: string }> }).calls
+        .filter((call) => call.method === 'GET' && call.path === '/crm/v3/properties/contacts').length;
+    await em().execute('delete from crm_portal_metadata');
+    const before = await propertyReads();
+    const first = await alice.get('/app/api/crm/score-properties');
+    expect(first.status).toBe(200);
+    expect(first.body.portalId).toBe(4000001);
+    const names = first.body.properties.map((each: { name: string }) => each.name);
+    expect(names).toEqual(expect.arrayContaining(['hubspotscore', 'hs_predictivecontactscore_v2']));
+    expect(names).not.toContain('hs_object_id');
+    expect(await propertyReads()).toBe(before + 1);
+
+    // A page open during a run reads the product every 2 s and the properties once: HubSpot hears nothing more.
+    for (let read = 0; read < 10; read++) expect((await alice.get(`/app/api/crm/products/${productId}`)).status).toBe(200);
+    expect((await alice.get('/app/api/crm/score-properties')).body).toEqual(first.body);
+    expect((await alice.put(`/app/api/crm/products/${productId}/settings`, validSettings())).status).toBe(200);
+    expect(await propertyReads()).toBe(before + 1);
+
+    // A property created in HubSpot since: unknown to the settings until the owner reloads the properties.
+    const created = await fetch(`${crm.hubspot.url}/crm/v3/properties/contacts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${(await crm.tokens.accessToken(await accountOf(aliceEmail))).token}` },
+      body: JSON.stringify({ name: 'fit_score', label: 'Fit score', type: 'number', fieldType: 'number', groupName: 'contactinformation' }),
+    });
+    expect(created.status).toBe(201);
+    const refused = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'fit_score' });
+    expect(refused.body.fields.scoreProperty).toContain('reload the properties from HubSpot');
+    const refreshed = await alice.post('/app/api/crm/score-properties/refresh');
+    expect(refreshed.body.properties.map((each: { name: string }) => each.name)).toContain('fit_score');
+    expect(new Date(refreshed.body.readAt).getTime()).toBeGreaterThan(new Date(first.body.readAt).getTime());
+    expect(await propertyReads()).toBe(before + 2);
+    expect((await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'fit_score' })).status).toBe(200);
+    expect((await alice.put(`/app/api/crm/products/${productId}/settings`, validSettings())).status).toBe(200);
+    // Bob has no connection.
+    expect((await bob.get('/app/api/crm/score-properties')).status).not.toBe(200);
   });
 
   it('disconnect revokes the token at HubSpot and pauses every integration of the account; settings stay', async () => {

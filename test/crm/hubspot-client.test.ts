@@ -60,7 +60,17 @@ describe('HubSpot client against the stand-in', () => {
     const property = { name: 'pe_77_status', label: 'Status', type: 'enumeration' as const, fieldType: 'select', groupName: 'pe_77', description: 'x', options: [{ label: 'Completed', value: 'completed', displayOrder: 0, hidden: false }] };
     expect(await crm.ensureProperty(property)).toBe('created');
     expect(await crm.ensureProperty(property)).toBe('existed');
-    expect((await crm.numberProperties()).map((each) => each.name)).toEqual(expect.arrayContaining(['hubspotscore', 'hs_predictivecontactscore_v2']));
+  });
+
+  it('offers as lead scores only the numbers that can be one: HubSpot\'s scores and counts and the portal\'s own numbers, never an id or a hidden one', async () => {
+    const crm = crmWith(async () => grant.accessToken);
+    await crm.createProperty({ name: 'fit_score', label: 'Fit score', type: 'number', fieldType: 'number', groupName: 'contactinformation', description: 'ours' });
+    const offered = (await crm.scoreProperties()).map((each) => each.name);
+    expect(offered.sort()).toEqual(['fit_score', 'hs_predictivecontactscore_v2', 'hubspotscore', 'num_notes']);
+    // Numbers the stand-in's portal holds beside them, as HubSpot describes them, that are no score.
+    const numbers = ((await (await fetch(`${hubspot.url}/crm/v3/properties/contacts`, { headers: { authorization: `Bearer ${grant.accessToken}` } })).json()) as { results: Array<{ name: string; type: string }> })
+      .results.filter((property) => property.type === 'number').map((property) => property.name);
+    expect(numbers).toEqual(expect.arrayContaining(['hs_object_id', 'hs_created_by_user_id', 'associatedcompanyid', 'hs_merged_object_ids_count']));
   });
 
   it('refuses unknown properties with PROPERTY_DOESNT_EXIST named', async () => {

@@ -6,6 +6,7 @@ import { PLANS } from '../../../domain/plans.ts';
 import { HubSpotAuthRevoked, HubSpotUnavailable } from '../../../integrations/hubspot/errors.ts';
 import type { Crm } from '../../../services/crm.ts';
 import { consumeOAuthState, createOAuthState, getConnection, saveConnection } from '../../../services/crm-connections.ts';
+import { portalScoreProperties } from '../../../services/crm-portal-metadata.ts';
 import { crmScheduleNextRuns } from '../../../services/crm-schedules.ts';
 import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm-settings.ts';
 import { crmClientFor, previewCrmRun } from '../../../services/crm-sync.ts';
@@ -122,14 +123,8 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const product = await productOf(em, account.id, ctx.params.productId);
     const stored = await getCrmSettings(em, product.id);
     const settings = stored ?? defaultCrmSettings(account.id, product.id);
+    // Read every 2 s while a run is open: our own records only, never HubSpot (the score properties have their own route).
     const portalId = await connectedPortal(em, account.id);
-    let numberProperties: Array<{ name: string; label: string }> | null = null;
-    if (deps.crm && portalId !== null) {
-      numberProperties = await crmClientFor(deps.crm.syncDeps, account.id, portalId).numberProperties().catch((error: unknown) => {
-        deps.logger.warn({ err: error }, 'could not read HubSpot number properties');
-        return null;
-      });
-    }
     const scheduled = stored ? await crmScheduleNextRuns(deps.temporal, product.id).catch(() => []) : [];
     const isRunning = stored && stored.active && portalId !== null && PLANS[account.plan].hasCrmIntegration;
     ctx.body = {
@@ -137,7 +132,6 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
       saved: stored !== null,
       settings: withoutAccount(settings),
       chatWebhookDisabled: stored?.chatWebhookDisabled ?? null,
-      numberProperties,
       nextRunAt: isRunning ? (scheduled[0] ?? nextRunAt(settings.cadence, settings.hourUtc, deps.clock())).toISOString() : null,
       runs: await recentRuns(em, product.id, deps.crm?.config.appBase ?? 'https://app.hubspot.com'),
     };
@@ -150,9 +144,9 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const product = await productOf(em, account.id, ctx.params.productId);
     const body = await readJsonBody(ctx);
     const portalId = await connectedPortal(em, account.id);
-    const numberProperties = portalId !== null ? (await crmClientFor(crm.syncDeps, account.id, portalId).numberProperties().catch(unavailable)).map((each) => each.name) : null;
+    const scoreProperties = portalId !== null ? (await scorePropertiesOf(crm, em, account.id, portalId, false)).properties.map((each) => each.name) : null;
     try {
-      const input = await validateCrmSettings(body, { numberProperties, chatSandboxUrl: crm.config.chatSandboxUrl });
+      const input = await validateCrmSettings(body, { scoreProperties, chatSandboxUrl: crm.config.chatSandboxUrl });
       if (input.active && portalId === null) throw new CrmSettingsInvalid({ active: 'Connect HubSpot before turning the integration on.' });
       const saved = await saveCrmSettings(em, account.id, product.id, input, deps.clock());
       await crm.reconcile([product.id]);
@@ -163,6 +157,25 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
       throw new AppError('invalid_request', first ? first[1]! : 'Invalid settings.', { fields: error.fields });
     }
   });
+
+  /**
+   * The connected portal's contact properties that can be a lead score, read
+   * from HubSpot once and kept (services/crm-portal-metadata.ts); `refresh`
+   * reads them again, for a property created in HubSpot since.
+   */
+  const scorePropertiesOf = (crm: Crm, em: EntityManager, accountId: number, portalId: number, refresh: boolean) =>
+    portalScoreProperties(em, { accountId, portalId, refresh, now: deps.clock() }, () => crmClientFor(crm.syncDeps, accountId, portalId).scoreProperties()).catch(unavailable);
+  const scorePropertiesReply = async (ctx: { state: DashboardState; body: unknown }, refresh: boolean) => {
+    requirePlan(ctx);
+    const crm = crmOf();
+    const { account, em } = ctx.state;
+    const portalId = await connectedPortal(em, account.id);
+    if (portalId === null) throw new AppError('crm_not_connected', 'Connect HubSpot to choose a lead score property.');
+    const read = await scorePropertiesOf(crm, em, account.id, portalId, refresh);
+    ctx.body = { portalId: read.portalId, properties: read.properties, readAt: read.readAt.toISOString() };
+  };
+  router.get('/crm/score-properties', (ctx) => scorePropertiesReply(ctx, false));
+  router.post('/crm/score-properties/refresh', (ctx) => scorePropertiesReply(ctx, true));
 
   router.get('/crm/products/:productId/preview', async (ctx) => {
     requirePlan(ctx);

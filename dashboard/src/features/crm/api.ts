@@ -1,4 +1,5 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import type { Cadence, SkipReason } from '../../../../domain/crm.ts';
 import type { PlanName } from '../../../../domain/plans.ts';
 import { api } from '../../lib/api-client.ts';
@@ -63,9 +64,15 @@ export interface CrmProductPage {
   saved: boolean;
   settings: CrmSettingsValues & { productId: number; pausedReason: string | null };
   chatWebhookDisabled: { at: string; reason: string } | null;
-  numberProperties: Array<{ name: string; label: string }> | null;
   nextRunAt: string | null;
   runs: CrmRun[];
+}
+
+/** The portal's contact properties that can be a lead score, as read from HubSpot at `readAt`. */
+export interface CrmScoreProperties {
+  portalId: number;
+  properties: Array<{ name: string; label: string }>;
+  readAt: string;
 }
 
 export interface CrmPreviewContact {
@@ -80,7 +87,10 @@ export interface CrmPreviewContact {
 export const crmQueryOptions = () => queryOptions({ queryKey: ['crm'], queryFn: () => api<CrmOverview>('/crm') });
 export const useCrm = () => useQuery(crmQueryOptions());
 
-/** While a run is going (or the one just started has not ended), the page reads it again every two seconds. */
+/**
+ * While a run is going (or the one just started has not ended), the page reads
+ * it again every two seconds: our own records only, never HubSpot.
+ */
 export const useCrmProduct = (productId: number, startedRunId: string | null) =>
   useQuery({
     queryKey: ['crm', productId],
@@ -94,6 +104,38 @@ export const useCrmProduct = (productId: number, startedRunId: string | null) =>
 
 export const useCrmPreview = (productId: number, enabled: boolean) =>
   useQuery({ queryKey: ['crm', productId, 'preview'], queryFn: () => api<{ taken: CrmPreviewContact[]; skipped: CrmPreviewContact[] }>(`/crm/products/${productId}/preview`), enabled });
+
+/**
+ * The preview lists the next run's contacts: once a run this page saw going
+ * (or started) has ended, the contacts it researched are no longer the next
+ * run's, so the preview is read again.
+ */
+export function useRefreshPreviewWhenRunsEnd(productId: number, runs: CrmRun[] | undefined, startedRunId: string | null) {
+  const queryClient = useQueryClient();
+  const watched = useRef(new Set<string>());
+  useEffect(() => {
+    if (startedRunId) watched.current.add(startedRunId);
+    for (const run of runs ?? []) if (!run.finishedAt) watched.current.add(run.id);
+    const ended = (runs ?? []).filter((run) => run.finishedAt && watched.current.has(run.id));
+    if (ended.length === 0) return;
+    for (const run of ended) watched.current.delete(run.id);
+    void queryClient.invalidateQueries({ queryKey: ['crm', productId, 'preview'] });
+  }, [runs, startedRunId, productId, queryClient]);
+}
+
+const SCORE_PROPERTIES_KEY = ['crm', 'score-properties'];
+
+/** Read from HubSpot once and kept by the server: the page asks the server, which asks HubSpot only on Reload. */
+export const useCrmScoreProperties = (enabled: boolean) =>
+  useQuery({ queryKey: SCORE_PROPERTIES_KEY, queryFn: () => api<CrmScoreProperties>('/crm/score-properties'), enabled, staleTime: Infinity });
+
+export function useReloadScoreProperties() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<CrmScoreProperties>('/crm/score-properties/refresh', { body: {} }),
+    onSuccess: (read) => queryClient.setQueryData(SCORE_PROPERTIES_KEY, read),
+  });
+}
 
 export const startConnect = (productId: number) => api<{ authorizeUrl: string }>('/crm/connect', { body: { productId } });
 
@@ -117,6 +159,7 @@ export function useRunNow(productId: number) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => api<{ runId: string }>(`/crm/products/${productId}/run`, { body: {} }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['crm', productId] }),
+    // The product's runs only: the preview is read again when the run ends (useRefreshPreviewWhenRunsEnd).
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['crm', productId], exact: true }),
   });
 }

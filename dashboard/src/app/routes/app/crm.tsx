@@ -4,7 +4,10 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
-import { startConnect, useCrm, useCrmPreview, useCrmProduct, useDisconnect, useRunNow, useSaveCrmSettings, type CrmOverview } from '../../../features/crm/api.ts';
+import {
+  startConnect, useCrm, useCrmPreview, useCrmProduct, useCrmScoreProperties, useDisconnect, useRefreshPreviewWhenRunsEnd, useReloadScoreProperties, useRunNow, useSaveCrmSettings,
+  type CrmOverview,
+} from '../../../features/crm/api.ts';
 import { CrmPreviewTable, CrmRuns } from '../../../features/crm/components/crm-runs.tsx';
 import { CrmSettingsForm } from '../../../features/crm/components/crm-settings-form.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
@@ -161,6 +164,9 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
   const save = useSaveCrmSettings(productId);
   const [isPreviewing, setPreviewing] = useState(false);
   const preview = useCrmPreview(productId, isPreviewing && isConnected);
+  useRefreshPreviewWhenRunsEnd(productId, page.data?.runs, runNow.data?.runId ?? null);
+  const scoreProperties = useCrmScoreProperties(isConnected);
+  const reloadScoreProperties = useReloadScoreProperties();
   const [saved, setSaved] = useState(false);
 
   return (
@@ -197,7 +203,10 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
             {saved && !save.isPending && !save.error && <FormNotice>Settings saved. They apply from the next run.</FormNotice>}
             <CrmSettingsForm
               initial={data.settings}
-              numberProperties={data.numberProperties}
+              scoreProperties={scoreProperties.data ?? null}
+              scorePropertiesError={reloadScoreProperties.error ?? scoreProperties.error}
+              isReloadingScoreProperties={reloadScoreProperties.isPending}
+              onReloadScoreProperties={isConnected ? () => reloadScoreProperties.mutate() : null}
               isSaving={save.isPending}
               error={save.error}
               onSave={(values) => save.mutate(values, { onSuccess: () => setSaved(true) })}

@@ -1,10 +1,11 @@
-import { Button, Checkbox, Group, NumberInput, Select, SimpleGrid, Stack, Switch, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, NumberInput, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useEffect } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { CADENCE_LABELS, CADENCES } from '../../../../../domain/crm.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
-import type { CrmSettingsValues } from '../api.ts';
+import { formatDateTime } from '../../../lib/format.ts';
+import type { CrmScoreProperties, CrmSettingsValues } from '../api.ts';
 
 interface FormValues {
   cadence: string;
@@ -34,7 +35,12 @@ const HOURS = Array.from({ length: 24 }, (_, hour) => ({ value: String(hour), la
 /** A product's CRM settings (docs/crm.md#what-a-sync-does); the server validates, and its messages land on the fields. */
 export function CrmSettingsForm(props: {
   initial: CrmSettingsValues;
-  numberProperties: Array<{ name: string; label: string }> | null;
+  /** The portal's lead-score candidates (null: not connected, or not read yet). */
+  scoreProperties: CrmScoreProperties | null;
+  scorePropertiesError: Error | null;
+  isReloadingScoreProperties: boolean;
+  /** Reads the properties from HubSpot again (null: not connected). */
+  onReloadScoreProperties: (() => void) | null;
   isSaving: boolean;
   error: Error | null;
   onSave(values: CrmSettingsValues): void;
@@ -50,7 +56,7 @@ export function CrmSettingsForm(props: {
     }
   }, [props.error, form, initial]);
 
-  const properties = props.numberProperties ?? [{ name: initial.scoreProperty, label: initial.scoreProperty }];
+  const properties = props.scoreProperties?.properties ?? [{ name: initial.scoreProperty, label: initial.scoreProperty }];
   const submit = form.handleSubmit((values) =>
     props.onSave({
       cadence: values.cadence as CrmSettingsValues['cadence'],
@@ -114,6 +120,19 @@ export function CrmSettingsForm(props: {
               />
             )}
           />
+          {props.onReloadScoreProperties && (
+            <Stack gap={4} justify="flex-end">
+              <Text size="sm">
+                {props.scoreProperties ? `Properties read from HubSpot ${formatDateTime(props.scoreProperties.readAt)}.` : 'Reading the properties from HubSpot…'}
+              </Text>
+              <Group>
+                <Button variant="default" size="xs" loading={props.isReloadingScoreProperties} onClick={props.onReloadScoreProperties}>
+                  Reload properties from HubSpot
+                </Button>
+              </Group>
+              <FormError error={props.scorePropertiesError} />
+            </Stack>
+          )}
           <Controller
             control={form.control}
             name="minScore"
