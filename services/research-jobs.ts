@@ -107,6 +107,12 @@ export function completedReplyJson(researchId: string, reply: StoredResearchRepl
  */
 export async function failJob(em: EntityManager, researchId: string, failure: ResearchFailure, now: Date): Promise<boolean> {
   const { hasFailed, isRefunded } = await em.transactional(async (tx) => {
+    // The account is locked before the job's row changes: the job-end trigger then writes the job's
+    // webhook deliveries, whose key-share lock on the account row, taken first, made two jobs of one
+    // account failing at once each wait for the other's lock here (a deadlock, seen in `npm run cluster`).
+    const [owner]: Array<{ account_id: number }> = await tx.execute('select account_id from research_job where id = ?', [researchId]);
+    if (!owner) return { hasFailed: false, isRefunded: false };
+    await lockAccount(tx, owner.account_id, now);
     const updated = await tx.nativeUpdate(
       ResearchJob,
       { id: researchId, status: { $in: [...RUNNING] } },

@@ -65,7 +65,12 @@ export const lookupCall: ActivityOptions = {
   },
 };
 
-/** The AI step; the client retries 429/5xx and repairs sizes, and a failure is a result (null). */
+/**
+ * The AI step; the client retries 429/5xx and repairs sizes, and a failure is
+ * a result (null). Three attempts: one lost to a worker killed mid-call and
+ * one to a worker drained past its grace time still leave one (`npm run
+ * cluster` lost jobs to that pair with two). The job's deadline bounds them.
+ */
 export const modelCall: ActivityOptions = {
   startToCloseTimeout: '100 seconds',
   heartbeatTimeout: '5 seconds',
@@ -73,14 +78,20 @@ export const modelCall: ActivityOptions = {
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '5 seconds',
-    maximumAttempts: 2,
+    maximumAttempts: 3,
     nonRetryableErrorTypes: [FAILURE_TYPES.aiUnavailable],
   },
 };
 
-/** A CRM run's own database steps (start, finish): quick, retried through a PostgreSQL restart. */
+/**
+ * A CRM run's own database steps (start, finish): quick, retried through a
+ * PostgreSQL restart. The finish also posts the chat summary in the
+ * webhook's turn (about one message a second per webhook, shared by every
+ * run): it may wait, heartbeating, so a dead worker is noticed in seconds.
+ */
 export const crmDatabase: ActivityOptions = {
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: databaseRetry,
 };
 
@@ -89,9 +100,13 @@ export const crmDatabase: ActivityOptions = {
  * The client waits out short 429s itself and throttles per portal; longer
  * waits come back as `crm_unavailable` with the delay HubSpot asked for, so
  * many attempts over several minutes. A dead grant or a refusal is final.
+ * The activities heartbeat every second (activities/crm-sync.ts): a write in
+ * flight on a worker that died is tried again after the heartbeat timeout,
+ * not after the 2 minutes a slow step may take.
  */
 export const crmHubSpot: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
