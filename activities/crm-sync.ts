@@ -12,10 +12,14 @@ import { HubSpotAuthRevoked, HubSpotConfigRejected, HubSpotRejected, HubSpotUnav
 import type { RetryPolicy } from '../integrations/hubspot/crm-client.ts';
 import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
 import type { CrmTokens } from '../services/crm-connections.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { researchTaskQueueOfCrm } from '../services/crm-schedules.ts';
 import {
   ensureCrmProperties, findAndClaimCandidates, finishCrmRun, finishNotRun, markContactFailed, startCrmRun, writeResearchedContact,
   type ContactWriteResult, type CrmSyncDeps,
 } from '../services/crm-sync.ts';
+import { nudgeMailOutbox } from '../services/mail-outbox.ts';
+import { withHeartbeat } from './heartbeat.ts';
 
 export interface CrmActivityDeps {
   orm: Orm;
@@ -26,6 +30,7 @@ export interface CrmActivityDeps {
   publicUrl: string;
   temporal: Client;
   retry?: Partial<RetryPolicy>;
+  logger?: Logger;
 }
 
 /** HubSpot's answers as Temporal failures. */
@@ -43,21 +48,31 @@ async function translated<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Every CRM activity heartbeats while it runs (workflows/activity-profiles.ts
+ * `crmHubSpot`, `crmDatabase`): a worker that dies mid-write is noticed
+ * within the heartbeat timeout, and the write tried again on another worker,
+ * instead of after the start-to-close timeout. Waiting for HubSpot's budget
+ * or a chat webhook's turn is running too.
+ */
 export function createCrmActivities(deps: CrmActivityDeps) {
   const sync: CrmSyncDeps = {
     em: () => deps.orm.em.fork(), clock: deps.clock, hubspot: deps.hubspot, tokens: deps.tokens, throttle: deps.throttle, publicUrl: deps.publicUrl, retry: deps.retry,
   };
+  const logger = deps.logger ?? createLogger('crm');
+  // The digest is committed: send it now rather than at the outbox Schedule's next minute (best effort).
+  const nudgeDigest = () => nudgeMailOutbox(deps.temporal, researchTaskQueueOfCrm(Context.current().info.taskQueue), logger);
   return {
-    crmStartRun: (input: CrmSyncInput & { runId: string }): Promise<CrmRunPlan> => startCrmRun(sync, input),
-    crmEnsureProperties: (plan: CrmRunPlan): Promise<void> => translated(() => ensureCrmProperties(sync, plan)),
-    crmFindCandidates: (plan: CrmRunPlan): Promise<CandidateSearch> => translated(() => findAndClaimCandidates(sync, plan)),
+    crmStartRun: (input: CrmSyncInput & { runId: string }): Promise<CrmRunPlan> => withHeartbeat(() => startCrmRun(sync, input)),
+    crmEnsureProperties: (plan: CrmRunPlan): Promise<void> => withHeartbeat(() => translated(() => ensureCrmProperties(sync, plan))),
+    crmFindCandidates: (plan: CrmRunPlan): Promise<CandidateSearch> => withHeartbeat(() => translated(() => findAndClaimCandidates(sync, plan))),
     crmWriteContact: (plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult> =>
-      translated(() => writeResearchedContact(sync, plan, contact, researchId, { isRetry: Context.current().info.attempt > 1 })),
+      withHeartbeat(() => translated(() => writeResearchedContact(sync, plan, contact, researchId, { isRetry: Context.current().info.attempt > 1 }))),
     crmMarkContactFailed: (plan: CrmRunPlan, contact: CandidateVerdict, input: { researchId: string | null; error: string; outcome: 'failed' | 'not_researched' }): Promise<void> =>
-      translated(() => markContactFailed(sync, plan, contact, input)),
+      withHeartbeat(() => translated(() => markContactFailed(sync, plan, contact, input))),
     crmFinishRun: (plan: CrmRunPlan, input: { status: 'completed' | 'credits_exhausted' | 'failed'; reason: string | null; creditsUsed: number }) =>
-      finishCrmRun(sync, plan, input),
-    crmFinishNotRun: (runId: string, reason: string): Promise<void> => finishNotRun(sync, runId, reason),
+      withHeartbeat(() => finishCrmRun(sync, plan, input, { onDigestQueued: nudgeDigest })),
+    crmFinishNotRun: (runId: string, reason: string): Promise<void> => withHeartbeat(() => finishNotRun(sync, runId, reason)),
   };
 }
 

@@ -15,6 +15,8 @@ import type { CrmSyncInput } from '../domain/crm-sync-contract.ts';
 export const crmScheduleId = (productId: number) => `crm-sync-${productId}`;
 /** The CRM worker's own task queue beside the research queue, so that syncs never wait behind research backlog. */
 export const crmTaskQueue = (researchTaskQueue: string) => `${researchTaskQueue}-crm`;
+/** The research queue a CRM queue sits beside (the inverse of `crmTaskQueue`). */
+export const researchTaskQueueOfCrm = (crmQueue: string) => crmQueue.replace(/-crm$/, '');
 
 export const CRM_ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('CrmAccountId', SearchAttributeType.KEYWORD);
 export const CRM_PRODUCT_ATTRIBUTE = defineSearchAttributeKey('CrmProductId', SearchAttributeType.KEYWORD);

@@ -10,13 +10,13 @@ import {
   crmGroupName, crmPropertyName, CRM_FIELDS, CRM_STATUS_VALUES, emptySkipCounts, hubspotContactUrl,
   type CandidateVerdict, type CrmRunCounts, type CrmSettings, type SkipReason,
 } from '../domain/crm.ts';
-import { contactChatMessage, crmContentProperties, crmNoteHtml, runSummaryChatMessage, skippedSummary } from '../domain/crm-messages.ts';
+import { contactChatMessage, crmContentProperties, crmNoteHtml, runSummaryChatMessage, skippedSummary, type ChatMessage } from '../domain/crm-messages.ts';
 import type { CandidateSearch, CrmRunPlan } from '../domain/crm-sync-contract.ts';
 import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
 import { classifyEmail } from '../domain/email-classification.ts';
 import { PLANS, type PlanName } from '../domain/plans.ts';
 import type { ResearchData } from '../domain/research-reply.ts';
-import { postChatMessage, type ChatPostResult } from '../integrations/chat/slack-webhook.ts';
+import type { ChatPostResult } from '../integrations/chat/slack-webhook.ts';
 import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
 import { createHubSpotCrm, type ContactPage, type HubSpotCrm, type RetryPolicy } from '../integrations/hubspot/crm-client.ts';
 import { HubSpotRejected } from '../integrations/hubspot/errors.ts';
@@ -24,6 +24,7 @@ import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
 import { crmDigestEmail, crmWebhookDisabledEmail } from '../integrations/mail/templates/crm.ts';
 import type { CrmTokens } from './crm-connections.ts';
 import { disableChatWebhook, getCrmSettings } from './crm-settings.ts';
+import { postPacedChatMessage } from './chat-pacing.ts';
 import { enqueueMail } from './mail-outbox.ts';
 
 export interface CrmSyncDeps {
@@ -328,14 +329,11 @@ export async function markContactFailed(deps: CrmSyncDeps, plan: CrmRunPlan, con
 }
 
 /** One post; a webhook that is gone (403/404/410) is disabled and its owner told, once. */
-async function postChat(deps: CrmSyncDeps, plan: CrmRunPlan, message: Parameters<typeof postChatMessage>[1]): Promise<ChatPostResult['outcome']> {
+async function postChat(deps: CrmSyncDeps, plan: CrmRunPlan, message: ChatMessage): Promise<ChatPostResult['outcome']> {
   const settings = plan.settings!;
   const url = settings.chatWebhookUrl!;
-  let result = await postChatMessage(url, message, { chatSandboxUrl: deps.hubspot.chatSandboxUrl, fetch: deps.fetch });
-  for (let attempt = 1; result.outcome === 'retry' && attempt < 3; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(result.outcome === 'retry' ? (result.retryAfterMs ?? 1_000 * attempt) : 0, 5_000)));
-    result = await postChatMessage(url, message, { chatSandboxUrl: deps.hubspot.chatSandboxUrl, fetch: deps.fetch });
-  }
+  // In the webhook's turn, shared by every process (services/chat-pacing.ts): in order, about one a second.
+  const result = await postPacedChatMessage(deps.em, url, message, { chatSandboxUrl: deps.hubspot.chatSandboxUrl, fetch: deps.fetch });
   if (result.outcome === 'gone') {
     const em = deps.em();
     await em.transactional(async (tx) => {
@@ -357,13 +355,16 @@ async function postChat(deps: CrmSyncDeps, plan: CrmRunPlan, message: Parameters
 /**
  * Ends the run: counts recorded, contacts still `in_progress` for it marked
  * failed, the digest queued in the same transaction (once per run: its
- * dedupe key is the run id; none when nobody was researched), then the chat
- * summary posted once (the run row says whether it was).
+ * dedupe key is the run id; none when nobody was researched) and handed to
+ * `onDigestQueued` once committed (the activity wakes the mail outbox, so the
+ * digest goes out as the run ends), then the chat summary posted once (the
+ * run row says whether it was).
  */
 export async function finishCrmRun(
   deps: CrmSyncDeps,
   plan: CrmRunPlan,
   input: { status: 'completed' | 'credits_exhausted' | 'failed'; reason: string | null; creditsUsed: number },
+  options: { onDigestQueued?(): Promise<void> } = {},
 ): Promise<CrmRunCounts> {
   const settings = plan.settings!;
   const em = deps.em();
@@ -379,6 +380,7 @@ export async function finishCrmRun(
     else if (row.outcome === 'failed') counts.failed++;
   }
   const [run]: Array<{ started_at: Date; finished_at: Date | null }> = await em.execute('select started_at, finished_at from crm_sync_run where id = ?', [plan.runId]);
+  let isDigestQueued = false;
   const first = await em.transactional(async (tx) => {
     const updated: unknown[] = await tx.execute(
       `update crm_sync_run set status = ?, reason = ?, found = ?, skipped = ?, researched = ?, failed = ?, credits_used = ?, finished_at = ? where id = ? and finished_at is null returning id`,
@@ -388,7 +390,7 @@ export async function finishCrmRun(
     await tx.execute(`update crm_contact_state set status = 'failed', updated_at = ? where run_id = ? and status = 'in_progress'`, [now, plan.runId]);
     await tx.execute(`update crm_sync_contact set outcome = 'not_researched' where run_id = ? and outcome = 'taken'`, [plan.runId]);
     if (updated.length > 0 && settings.digestEnabled && counts.researched > 0) {
-      await enqueueMail(tx, {
+      isDigestQueued = await enqueueMail(tx, {
         accountId: settings.accountId,
         dedupeKey: `crm-digest:${plan.runId}`,
         message: crmDigestEmail({
@@ -411,6 +413,7 @@ export async function finishCrmRun(
     }
     return updated.length > 0;
   });
+  if (isDigestQueued) await options.onDigestQueued?.();
   if (first && settings.chatWebhookUrl) {
     await postChat(deps, plan, runSummaryChatMessage({
       productName: plan.productName, counts, stoppedForCredits: input.status === 'credits_exhausted', startedAt: new Date(run?.started_at ?? now), minScore: settings.minScore,

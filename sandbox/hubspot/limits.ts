@@ -24,7 +24,9 @@ export const ZHubSpotFaults = z.object({
   /** The next N CRM calls (of `on`) answer this 5xx. */
   serverErrorNext: z.number().int().min(0).default(0),
   serverErrorStatus: z.number().int().min(500).max(599).default(502),
-  /** Which calls the two counters above hit. */
+  /** Calls (of `on`) hang this long before they are answered: a HubSpot slow enough that a worker can die with a call in flight. */
+  stallMs: z.number().int().min(0).default(0),
+  /** Which calls the counters above and the stall hit. */
   on: z.enum(['all', 'search', 'write', 'note', 'properties', 'token']).default('all'),
   /** Writes become visible to search only after this long, as HubSpot's index lags. */
   searchLagMs: z.number().int().min(0).default(0),

@@ -185,6 +185,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     const access = authenticate(req);
     const portal = portalOf(access.portalId);
     const kind = kindOf(method, path);
+    if (faults.stallMs > 0 && (faults.on === 'all' ? kind !== 'token' : faults.on === kind)) await new Promise((resolve) => setTimeout(resolve, faults.stallMs));
     const faultStatus = await takeFault(kind);
     if (faultStatus) {
       record(kind, portal.portalId, faultStatus);

@@ -1,7 +1,7 @@
 // Whole sync runs (crmSyncWorkflow on a real worker, research through the
 // real pipeline against the provider and model stand-ins) against the
-// HubSpot and chat stand-ins: properties, notes, chat messages, digest,
-// credits and counts; a second run; limits and filters; credits running out;
+// HubSpot and chat stand-ins: properties, notes, chat messages (paced per
+// webhook), the digest (sent as the run ends), credits and counts; a second run; limits and filters; credits running out;
 // a token revoked; pause and resume.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmPropertyName } from '../../domain/crm.ts';
@@ -11,11 +11,14 @@ import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedule
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
 import { connectedIntegration, crmTestSettings, startCrmFixture, startCrmRun, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
+import { startTestMailOutboxWorker, startTestMailSandbox, type TestMailOutboxWorker, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;
 let crm: CrmFixture;
 let crmWorker: TestCrmWorker;
+let mail: TestMailSandbox;
+let mailWorker: TestMailOutboxWorker;
 const em = () => stack.orm.em.fork();
 const hook = (name: string) => `/services/T1/B1/${name}`;
 let runs = 0;
@@ -33,8 +36,13 @@ beforeAll(async () => {
   crm = await startCrmFixture({ world: createWorld(), em });
   stack = await startTestStack({});
   crmWorker = await startTestCrmWorker(stack, crm);
+  // The outbox's worker without its minute Schedule: mail goes out only when nudged.
+  mail = await startTestMailSandbox();
+  mailWorker = await startTestMailOutboxWorker({ config: stack.config, orm: stack.orm, clock: () => new Date(), mail: mail.config });
 }, 180_000);
 afterAll(async () => {
+  await mailWorker?.stop();
+  await mail?.close();
   await crmWorker?.stop();
   await crm?.stop();
   await stack?.stop();
@@ -66,10 +74,20 @@ describe('a CRM sync run', () => {
     const messages = crm.chat.messages(hook('full'));
     expect(messages).toHaveLength(researched.length + 1);
     expect(messages.at(-1)!.text).toMatch(/HubSpot contacts? researched/);
+    // Paced for the webhook, the summary in its turn too: about one a second, arrival jitter aside (issue 28).
+    const postedAt = messages.map((message) => Date.parse(message.at));
+    for (const [index, at] of postedAt.slice(1).entries()) expect(at - postedAt[index]!).toBeGreaterThanOrEqual(900);
     const [account] = await em().execute('select credits_used from account where id = ?', [accountId]);
     expect(account.credits_used).toBe(result.counts.creditsUsed);
     const digests = await em().execute(`select subject from email_outbox where dedupe_key = ?`, [`crm-digest:${result.runId}`]);
     expect(digests).toHaveLength(1);
+    // The digest goes out as the run ends, not at the outbox's next minute (issue 28).
+    const [{ owner_email: owner, finished_at: finishedAt }] = await em().execute(
+      'select a.owner_email, r.finished_at from account a join crm_sync_run r on r.account_id = a.id where r.id = ?',
+      [result.runId],
+    );
+    const digest = await mail.waitForMessage(owner, (message) => message.subject === digests[0].subject, 15_000);
+    expect(Date.parse(digest.date) - new Date(finishedAt).getTime()).toBeLessThan(5_000);
     // Nothing stays in progress.
     const leftovers = await em().execute(`select count(*)::int as n from crm_contact_state where product_id = ? and status = 'in_progress'`, [productId]);
     expect(leftovers[0].n).toBe(0);
