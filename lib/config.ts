@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research-contract.ts';
-import { envVar, parseEnv, type Env } from './env.ts';
+import { ConfigError, envVar, parseEnv, type Env } from './env.ts';
+import { loadTemporalConnection, type TemporalConnectionSettings } from './temporal-connection.ts';
 
 // Only local-development values have defaults; `npm run dev` and the tests set
 // DATABASE_URL and TEMPORAL_ADDRESS themselves. `.env.example` lists every variable.
@@ -8,8 +9,17 @@ const ZEnv = z.object({
   PORT: envVar.port().default(3000),
   HOST: envVar.text().default('127.0.0.1'),
   DATABASE_URL: envVar.url(['postgres', 'postgresql']),
-  TEMPORAL_ADDRESS: envVar.hostPort().default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: envVar.text().default('default'),
+  // Checked here for a clear line; read with TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_CONFIG_FILE and
+  // TEMPORAL_PROFILE by lib/temporal-connection.ts, as every Temporal SDK reads them.
+  TEMPORAL_ADDRESS: envVar.hostPort().optional(),
+  TEMPORAL_NAMESPACE: envVar.text().optional(),
+  /**
+   * Worker Versioning (docs/deploy.md#rolling-out-workflow-code): the Worker
+   * Deployment's name and this build's id, both or neither; set by the image
+   * and the Helm chart (the temporal-worker-controller's names).
+   */
+  TEMPORAL_DEPLOYMENT_NAME: envVar.text().optional(),
+  TEMPORAL_WORKER_BUILD_ID: envVar.text().optional(),
   TEMPORAL_TASK_QUEUE: envVar.text().default(RESEARCH_TASK_QUEUE),
   RESEARCH_DEADLINE_MS: envVar.int({ min: 1 }).default(RESEARCH_DEADLINE_MS),
   /** How long past its deadline a running job may go before the status endpoint checks its workflow still exists. */
@@ -48,7 +58,9 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  temporal: { address: string; namespace: string; taskQueue: string; connection: TemporalConnectionSettings };
+  /** This build's Worker Deployment version; null: unversioned workers (the dev server, the tests). */
+  workerVersion: { deploymentName: string; buildId: string } | null;
   researchDeadlineMs: number;
   /** Deadline plus grace: a job still running after this is overdue (status backstop and sweeper). */
   researchOverdueAfterMs: number;
@@ -72,11 +84,16 @@ export interface WorkerSlots {
 /** Parses the environment once at start-up; a ConfigError names every bad variable (lib/env.ts). */
 export function loadConfig(env: Env = process.env): Config {
   const e = parseEnv(ZEnv, env);
+  const connection = loadTemporalConnection(env);
+  if (Boolean(e.TEMPORAL_DEPLOYMENT_NAME) !== Boolean(e.TEMPORAL_WORKER_BUILD_ID)) {
+    throw new ConfigError(['TEMPORAL_DEPLOYMENT_NAME and TEMPORAL_WORKER_BUILD_ID: set both (Worker Versioning) or neither']);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    temporal: { address: connection.address, namespace: connection.namespace, taskQueue: e.TEMPORAL_TASK_QUEUE, connection },
+    workerVersion: e.TEMPORAL_DEPLOYMENT_NAME && e.TEMPORAL_WORKER_BUILD_ID ? { deploymentName: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } : null,
     researchDeadlineMs: e.RESEARCH_DEADLINE_MS,
     researchOverdueAfterMs: e.RESEARCH_DEADLINE_MS + e.RESEARCH_BACKSTOP_GRACE_MS,
     researchSweepIntervalMs: e.RESEARCH_SWEEP_INTERVAL_MS,

@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from './config.ts';
+import { CONNECT_TIMEOUT_MS, connectAtStart, connectionOptions } from './temporal-connection.ts';
 
 /**
  * gRPC waits ever longer between reconnection attempts (1 s × 1.6ⁿ, up to
@@ -10,10 +11,14 @@ import type { Config } from './config.ts';
  */
 const MAX_RECONNECT_BACKOFF_MS = 1_000;
 
+/** A bad certificate, key or address stops the caller's start-up with one line (connectAtStart). */
 export async function connectTemporalClient(config: Config): Promise<Client> {
-  const connection = await Connection.connect({
-    address: config.temporal.address,
-    channelArgs: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS },
-  });
+  const connection = await connectAtStart(config.temporal.connection, () =>
+    Connection.connect({
+      ...connectionOptions(config.temporal.connection),
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      channelArgs: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS },
+    }),
+  );
   return new Client({ connection, namespace: config.temporal.namespace });
 }

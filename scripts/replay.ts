@@ -9,6 +9,7 @@
 // Exit 0: the code replays the history deterministically. Exit 1: non-determinism
 // (DeterminismViolationError), any other replay failure, or a usage error.
 // The verdict goes to stdout, failures and their messages to stderr.
+import { connectionOptions, loadTemporalConnection } from '../lib/temporal-connection.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -120,13 +121,19 @@ function readHistoryFile(path: string, researchId: string | undefined): Source {
 }
 
 async function fetchHistory(researchId: string, savePath: string | undefined): Promise<Source> {
-  const address = process.env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
-  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
+  // The same connection settings as the API and the workers (TEMPORAL_*, temporal.toml profiles, mTLS, API keys).
+  let settings: ReturnType<typeof loadTemporalConnection>;
+  try {
+    settings = loadTemporalConnection(process.env);
+  } catch (error) {
+    throw new ReportedError((error as Error).message);
+  }
+  const namespace = settings.namespace;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...connectionOptions(settings), connectTimeout: 5_000 });
   } catch (error) {
-    throw new ReportedError(`cannot reach Temporal at ${address}: ${(error as Error).message}`);
+    throw new ReportedError(`cannot reach Temporal at ${settings.describe()}: ${(error as Error).message}`);
   }
   try {
     const client = new Client({ connection, namespace });

@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import type { Config, WorkerSlots } from '../lib/config.ts';
+import { connectionOptions } from '../lib/temporal-connection.ts';
+import { workerVersioning } from './versioning.ts';
 
 /**
  * In-flight activities get the grace time to finish after SIGTERM, then are
@@ -28,7 +30,7 @@ export interface ResearchWorkerOptions extends ActivityDeps {
  * the model, so many activities run at once on one process.
  */
 export async function createResearchWorker(options: ResearchWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
-  const connection = options.connection ?? (await NativeConnection.connect({ address: options.config.temporal.address }));
+  const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(options.config.temporal.connection)));
   const worker = await Worker.create({
     connection,
     namespace: options.config.temporal.namespace,
@@ -39,6 +41,7 @@ export async function createResearchWorker(options: ResearchWorkerOptions): Prom
     maxConcurrentWorkflowTaskExecutions: options.slots?.maxWorkflowTasks ?? 100,
     maxCachedWorkflows: 1000,
     ...shutdownTimes(options.config),
+    ...workerVersioning(options.config.workerVersion),
   });
   return { worker, connection };
 }

@@ -5,6 +5,7 @@ import { Runtime, NativeConnection, bundleWorkflowCode, type Worker, type Worker
 import { createAiConfig, type AiConfig } from '../integrations/ai/index.ts';
 import { createProviderConfig, type ProviderConfig } from '../integrations/providers/config.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
+import { connectAtStart, connectionOptions } from '../lib/temporal-connection.ts';
 import { ConfigError, exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import { freePort } from '../lib/free-port.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -59,10 +60,12 @@ function drain() {
 process.on('SIGINT', drain);
 process.on('SIGTERM', drain);
 
-const deps = await buildActivityDeps(config, logger, outside);
+const deps = await buildActivityDeps(config, logger, outside).catch((error: unknown) => exitOnConfigError('worker', error));
 // The dashboard's address: usage alerts for credits taken by list and CRM runs link to its Billing page.
 const publicUrl = (process.env.PUBLIC_URL ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
-const connection = await NativeConnection.connect({ address: config.temporal.address });
+const connection = await connectAtStart(config.temporal.connection, () =>
+  NativeConnection.connect(connectionOptions(config.temporal.connection)),
+).catch((error: unknown) => exitOnConfigError('worker', error));
 // Bundled once for every Worker of the process.
 const workflowBundle: NonNullable<WorkerOptions['workflowBundle']> = process.env.WORKFLOW_BUNDLE_PATH
   ? { codePath: process.env.WORKFLOW_BUNDLE_PATH }
