@@ -145,7 +145,7 @@ async function fetchHistory(researchId: string, savePath: string | undefined): P
     return { history, label: researchId, workflowId: researchId };
   } catch (error) {
     if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)) {
-      throw new ReportedError(`no workflow ${researchId} in namespace ${namespace} at ${address} (closed runs are kept only for the namespace's retention period)`);
+      throw new ReportedError(`no workflow ${researchId} in namespace ${namespace} at ${settings.address} (closed runs are kept only for the namespace's retention period)`);
     }
     throw error;
   } finally {
