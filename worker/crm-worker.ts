@@ -3,6 +3,7 @@ import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker
 import { createCrmActivities, type CrmActivityDeps } from '../activities/crm-sync.ts';
 import type { Orm } from '../db/orm.ts';
 import type { WorkerSlots } from '../lib/config.ts';
+import type { WorkerVersioning } from './versioning.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createCrm } from '../services/crm.ts';
 import { crmTaskQueue, reconcileAllCrmSchedules } from '../services/crm-schedules.ts';
@@ -27,6 +28,7 @@ export async function startCrmWorker(options: {
   logger: Logger;
   retry?: CrmActivityDeps['retry'];
   slots?: WorkerSlots;
+  versioning?: WorkerVersioning;
 }): Promise<Worker | null> {
   const crm = createCrm({ orm: options.orm, temporal: options.temporal, env: options.env, publicUrl: options.publicUrl, clock: options.clock, researchTaskQueue: options.researchTaskQueue, logger: options.logger });
   if (!crm) return null;
@@ -41,5 +43,6 @@ export async function startCrmWorker(options: {
       orm: options.orm, clock: options.clock, hubspot: crm.config, tokens: crm.tokens, throttle: crm.throttle, publicUrl: options.publicUrl, temporal: options.temporal, retry: options.retry,
     }),
     concurrency: options.slots?.maxActivities ?? 20,
+    versioning: options.versioning,
   });
 }

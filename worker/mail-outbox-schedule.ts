@@ -5,6 +5,7 @@ import { MAIL_OUTBOX_WORKFLOW_TYPE, mailOutboxWorkflowId, mailTaskQueue } from '
 import { MAIL_OUTBOX_SEARCH_ATTRIBUTES } from '../services/mail-outbox.ts';
 import { divisionOf, ensureSchedule } from '../lib/temporal-schedules.ts';
 import { createMaintenanceWorker } from './maintenance-worker.ts';
+import type { WorkerVersioning } from './versioning.ts';
 
 /** The safety net behind the nudges: mail a nudge missed (Temporal unreachable, a crash) goes out within this. */
 const OUTBOX_SCHEDULE_INTERVAL_MS = 60_000;
@@ -41,6 +42,7 @@ export function createMailOutboxWorker(options: {
   namespace: string;
   researchTaskQueue: string;
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
+  versioning?: WorkerVersioning;
   deps: MailOutboxDeps;
 }): Promise<Worker> {
   return createMaintenanceWorker({

@@ -1,4 +1,5 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { WorkerVersioning } from './versioning.ts';
 
 /**
  * A small worker of its own for one maintenance task queue, beside the
@@ -12,6 +13,7 @@ export function createMaintenanceWorker(options: {
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
   activities: object;
   concurrency: number;
+  versioning?: WorkerVersioning;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
@@ -22,6 +24,7 @@ export function createMaintenanceWorker(options: {
     maxConcurrentWorkflowTaskExecutions: options.concurrency,
     maxConcurrentActivityTaskExecutions: options.concurrency,
     maxCachedWorkflows: 10,
+    ...options.versioning,
     shutdownGraceTime: '10 seconds',
   });
 }

@@ -20,6 +20,7 @@ import { ensurePurgeSchedule } from './purge-schedule.ts';
 import { createSweepWorker, ensureSweepSchedule, sweepTaskQueue } from './sweep-schedule.ts';
 import { createWebhookWorker } from './webhook-worker.ts';
 import type { WorkerRole } from './role-names.ts';
+import { workerVersioning } from './versioning.ts';
 
 export { WORKER_ROLES, parseWorkerRoles, type WorkerRole } from './role-names.ts';
 
@@ -61,6 +62,7 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
   const namespace = config.temporal.namespace;
   const researchTaskQueue = config.temporal.taskQueue;
   const slots = config.workerSlots;
+  const versioning = workerVersioning(config.workerVersion);
   switch (role) {
     case 'research': {
       const { worker } = await createResearchWorker({ config, ...deps, publicUrl: context.publicUrl, workflowBundle, connection, slots });
@@ -69,12 +71,12 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
     case 'crm': {
       const worker = await startCrmWorker({
         connection, namespace, researchTaskQueue, workflowBundle, orm: deps.orm, temporal: deps.temporal,
-        env: context.env, publicUrl: context.publicUrl, clock: deps.clock, logger, slots,
+        env: context.env, publicUrl: context.publicUrl, clock: deps.clock, logger, slots, versioning,
       });
       return worker && { workers: { crm: worker }, stopLoops: async () => {} };
     }
     case 'webhooks': {
-      const worker = await createWebhookWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, webhooks: context.webhooks, clock: deps.clock }, slots });
+      const worker = await createWebhookWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, webhooks: context.webhooks, clock: deps.clock }, slots, versioning });
       // Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
       // It sends each delivery's first attempt itself; a delivery workflow holds the retries of one that failed.
       const dispatcher = await startWebhookDispatcher({
@@ -84,11 +86,11 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
       return { workers: { webhooks: worker }, stopLoops: () => dispatcher.stop() };
     }
     case 'housekeeping': {
-      const sweeper = await createSweepWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps });
+      const sweeper = await createSweepWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps, versioning });
       await ensureSweepSchedule(deps.temporal, researchTaskQueue, config.researchSweepIntervalMs);
       await ensurePurgeSchedule(deps.temporal, researchTaskQueue);
       const mailer = createMailer(context.mail);
-      const mailOutbox = await createMailOutboxWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock } });
+      const mailOutbox = await createMailOutboxWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock }, versioning });
       await ensureMailOutboxSchedule(deps.temporal, researchTaskQueue);
       // Beside the API's: accepted jobs get their workflow even while no API runs.
       const relay = startWorkflowStartRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, logger });

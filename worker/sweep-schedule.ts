@@ -6,6 +6,7 @@ import { createStaleJobActivities, type StaleJobDeps } from '../activities/stale
 import { MAINTENANCE_DIVISION, SWEEP_WORKFLOW_TYPE } from '../domain/research-contract.ts';
 import { DIVISION, divisionOf, ensureSchedule } from '../lib/temporal-schedules.ts';
 import { createMaintenanceWorker } from './maintenance-worker.ts';
+import type { WorkerVersioning } from './versioning.ts';
 
 /**
  * The housekeeping task queue of the sweeper and the purge. On the research queue a sweep waited behind
@@ -47,6 +48,7 @@ export function createSweepWorker(options: {
   namespace: string;
   researchTaskQueue: string;
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
+  versioning?: WorkerVersioning;
   deps: StaleJobDeps & PurgeDeps;
 }): Promise<Worker> {
   return createMaintenanceWorker({

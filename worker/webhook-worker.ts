@@ -2,6 +2,7 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from '../activities/webhook-delivery.ts';
 import { webhookTaskQueue } from '../domain/webhook-contract.ts';
 import type { WorkerSlots } from '../lib/config.ts';
+import type { WorkerVersioning } from './versioning.ts';
 
 /**
  * The delivery worker, on its own task queue beside the research worker (same
@@ -16,6 +17,7 @@ export function createWebhookWorker(options: {
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
   deps: WebhookDeliveryDeps;
   slots?: WorkerSlots;
+  versioning?: WorkerVersioning;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
@@ -26,6 +28,7 @@ export function createWebhookWorker(options: {
     maxConcurrentWorkflowTaskExecutions: options.slots?.maxWorkflowTasks ?? 50,
     maxConcurrentActivityTaskExecutions: options.slots?.maxActivities ?? 100,
     maxCachedWorkflows: 200,
+    ...options.versioning,
     shutdownGraceTime: '10 seconds',
   });
 }
