@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadClientConfigFromToml } from '@temporalio/envconfig';
 import { parse as parseYaml } from 'yaml';
 import { ensurePythonClientVenv } from '../../scripts/lib/python-client.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
@@ -14,12 +15,13 @@ import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 // Every code block of README.md and docs/*.md, checked as printed. ```ts blocks
 // type-check against the TypeScript client as a caller installs it, ```python
 // blocks pass `mypy --strict` against the Python client, shell blocks parse,
-// yaml parses, .env files are NAME=value lines; blocks flagged `run` (```sh run,
+// yaml parses, .env files are NAME=value lines, toml blocks load as Temporal
+// client profiles (@temporalio/envconfig, as the app reads them); blocks flagged `run` (```sh run,
 // ```ts run, ```python run) are also run against a real API and worker, with its
 // address in BASE_URL (shell) or PE_BASE_URL and a key in PE_API_KEY (clients).
 // ```text, ```json and ```http are illustrations.
 const run = promisify(execFile);
-const KINDS: Record<string, 'ts' | 'python' | 'shell' | 'yaml' | 'env' | 'illustration'> = {
+const KINDS: Record<string, 'ts' | 'python' | 'shell' | 'yaml' | 'env' | 'temporal-profile' | 'illustration'> = {
   ts: 'ts',
   typescript: 'ts',
   python: 'python',
@@ -31,6 +33,7 @@ const KINDS: Record<string, 'ts' | 'python' | 'shell' | 'yaml' | 'env' | 'illust
   yml: 'yaml',
   ini: 'env',
   dotenv: 'env',
+  toml: 'temporal-profile',
   text: 'illustration',
   json: 'illustration',
   http: 'illustration',
@@ -115,7 +118,7 @@ describe('the code blocks of README.md and docs/', () => {
     expect('code' in result ? result.code : 0, `${result.stdout}${result.stderr}`).toBe(0);
   }, 120_000);
 
-  it('shell blocks parse (bash -n), yaml blocks parse, .env blocks are NAME=value lines', async () => {
+  it('shell blocks parse (bash -n), yaml blocks parse, .env blocks are NAME=value lines, toml blocks are Temporal profiles', async () => {
     const failures: string[] = [];
     for (const block of ofKind('shell')) {
       await run('bash', ['-n', '-c', block.code]).catch((error: { stderr: string }) => failures.push(`${where(block)}: ${error.stderr.trim()}`));
@@ -123,6 +126,14 @@ describe('the code blocks of README.md and docs/', () => {
     for (const block of ofKind('yaml')) {
       try {
         parseYaml(block.code);
+      } catch (error) {
+        failures.push(`${where(block)}: ${(error as Error).message}`);
+      }
+    }
+    for (const block of ofKind('temporal-profile')) {
+      try {
+        const profiles = loadClientConfigFromToml(new TextEncoder().encode(block.code), { strict: true }).profiles;
+        if (Object.keys(profiles).length === 0) failures.push(`${where(block)}: no Temporal profile`);
       } catch (error) {
         failures.push(`${where(block)}: ${(error as Error).message}`);
       }
