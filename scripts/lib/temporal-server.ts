@@ -40,7 +40,7 @@ function findOnPath(name: string): string | null {
 }
 
 /**
- * Server settings, as in docker-compose.temporal.yml. Eager activity execution:
+ * Server settings, as in deploy/compose.yaml. Eager activity execution:
  * an activity the worker schedules on its own task queue comes back in the
  * reply to the workflow task that scheduled it, skipping a trip through task
  * matching (the SDK asks for it by default). A research job schedules about ten.
