@@ -58,11 +58,20 @@ export function ensureBuildTools(log: Log): void {
   if (missing.length === 0) return;
   if (!canBuildImages) throw new Error(`${missing.join(' and ')} missing: install them (apt-get install ${missing.join(' ')}) as root`);
   log(`Installing ${missing.join(' and ')} (apt-get)…`);
-  // Another apt-get on the machine holds the lock for a while at most: wait for it.
+  // Another apt-get on the machine (another test installing its tools) holds the locks a while at most: wait for it.
   const apt = ['-q', '-o', 'DPkg::Lock::Timeout=600'];
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', [...apt, 'update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-  execFileSync('apt-get', [...apt, 'install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...missing]]) {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        execFileSync('apt-get', [...apt, ...args], { stdio: ['ignore', 'ignore', 'inherit'], env });
+        break;
+      } catch (error) {
+        if (attempt === 5) throw error;
+        execFileSync('sleep', [String(5 * attempt)]);
+      }
+    }
+  }
 }
 
 export function imageExists(name: string): boolean {
