@@ -41,7 +41,7 @@ export async function createResearchWorker(options: ResearchWorkerOptions): Prom
     maxConcurrentWorkflowTaskExecutions: options.slots?.maxWorkflowTasks ?? 100,
     maxCachedWorkflows: 1000,
     ...shutdownTimes(options.config),
-    ...workerVersioning(options.config.workerVersion),
+    ...workerVersioning(options.config.workerVersion, 'pinned'),
   });
   return { worker, connection };
 }

@@ -62,7 +62,8 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
   const namespace = config.temporal.namespace;
   const researchTaskQueue = config.temporal.taskQueue;
   const slots = config.workerSlots;
-  const versioning = workerVersioning(config.workerVersion);
+  const pinned = workerVersioning(config.workerVersion, 'pinned');
+  const upgraded = workerVersioning(config.workerVersion, 'upgrade');
   switch (role) {
     case 'research': {
       const { worker } = await createResearchWorker({ config, ...deps, publicUrl: context.publicUrl, workflowBundle, connection, slots });
@@ -71,12 +72,12 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
     case 'crm': {
       const worker = await startCrmWorker({
         connection, namespace, researchTaskQueue, workflowBundle, orm: deps.orm, temporal: deps.temporal,
-        env: context.env, publicUrl: context.publicUrl, clock: deps.clock, logger, slots, versioning,
+        env: context.env, publicUrl: context.publicUrl, clock: deps.clock, logger, slots, versioning: pinned,
       });
       return worker && { workers: { crm: worker }, stopLoops: async () => {} };
     }
     case 'webhooks': {
-      const worker = await createWebhookWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, webhooks: context.webhooks, clock: deps.clock }, slots, versioning });
+      const worker = await createWebhookWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, webhooks: context.webhooks, clock: deps.clock }, slots, versioning: upgraded });
       // Starts a delivery workflow for each ended job's webhook deliveries (written by a trigger as the job ends).
       // It sends each delivery's first attempt itself; a delivery workflow holds the retries of one that failed.
       const dispatcher = await startWebhookDispatcher({
@@ -86,11 +87,11 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
       return { workers: { webhooks: worker }, stopLoops: () => dispatcher.stop() };
     }
     case 'housekeeping': {
-      const sweeper = await createSweepWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps, versioning });
+      const sweeper = await createSweepWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps, versioning: upgraded });
       await ensureSweepSchedule(deps.temporal, researchTaskQueue, config.researchSweepIntervalMs);
       await ensurePurgeSchedule(deps.temporal, researchTaskQueue);
       const mailer = createMailer(context.mail);
-      const mailOutbox = await createMailOutboxWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock }, versioning });
+      const mailOutbox = await createMailOutboxWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock }, versioning: upgraded });
       await ensureMailOutboxSchedule(deps.temporal, researchTaskQueue);
       // Beside the API's: accepted jobs get their workflow even while no API runs.
       const relay = startWorkflowStartRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, logger });

@@ -6,15 +6,17 @@ export type WorkerVersioning = Pick<WorkerOptions, 'workerDeploymentOptions'>;
 
 /**
  * Every Worker of a versioned build polls as one version of the Worker
- * Deployment (docs/deploy.md#rolling-out-workflow-code). A workflow stays on
- * the version it started on (PINNED): a CRM run or a list started on build A
- * finishes on A while new ones start on B, so a change of workflow code needs
- * no `patched()` for them. Workflows that retry for long or repeat for ever
- * (webhook deliveries, the sweeper, the purge, the mail outbox) move to the
- * current version instead (AUTO_UPGRADE, in their files), so that an old
- * build can drain.
+ * Deployment (docs/deploy.md#rolling-out-a-new-image), with the behavior of
+ * the workflows on its task queue. `pinned` (research jobs, lists, CRM runs):
+ * a workflow stays on the version it started on, so a run started on build A
+ * finishes on A while new ones start on B, and a change of workflow code
+ * needs no `patched()` for them. `upgrade` (webhook deliveries, which retry
+ * for a day, and the housekeeping workflows, which repeat for ever): they
+ * move to the current version at their next task, so that an old build can
+ * drain. Set per Worker: a behavior set in workflow code fails every task on
+ * an unversioned worker.
  */
-export function workerVersioning(version: Config['workerVersion']): WorkerVersioning {
+export function workerVersioning(version: Config['workerVersion'], behavior: 'pinned' | 'upgrade'): WorkerVersioning {
   if (!version) return {};
-  return { workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' } };
+  return { workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: behavior === 'pinned' ? 'PINNED' : 'AUTO_UPGRADE' } };
 }

@@ -1,4 +1,4 @@
-import { continueAsNew, defineSignal, proxyActivities, setHandler, setWorkflowOptions, type ActivityOptions } from '@temporalio/workflow';
+import { continueAsNew, defineSignal, proxyActivities, setHandler, type ActivityOptions } from '@temporalio/workflow';
 import type { MailOutboxActivities } from '../activities/mail-outbox.ts';
 import { MAIL_QUEUED_SIGNAL, type MailOutboxPass } from '../domain/mail-outbox-contract.ts';
 
@@ -47,6 +47,3 @@ export async function mailOutboxWorkflow(): Promise<MailOutboxPass> {
   }
   return continueAsNew<typeof mailOutboxWorkflow>();
 }
-
-// Under Worker Versioning, moves to the current build at its next task rather than holding an old build up (worker/versioning.ts).
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, mailOutboxWorkflow);

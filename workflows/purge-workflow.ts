@@ -1,4 +1,4 @@
-import { continueAsNew, proxyActivities, setWorkflowOptions, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { PurgeStepInput } from '../activities/purge.ts';
 import { PURGE_BATCH_SIZE, addPurgeCounts, noPurgeCounts, type PurgeBatch, type PurgeInput, type PurgeReport } from '../domain/retention.ts';
@@ -60,6 +60,3 @@ export async function purgeWorkflow(input: PurgeInput = {}): Promise<PurgeReport
   await activities.reportPurge(report);
   return report;
 }
-
-// Under Worker Versioning, moves to the current build at its next task rather than holding an old build up (worker/versioning.ts).
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, purgeWorkflow);

@@ -1,4 +1,4 @@
-import { proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { dbWrite } from './activity-profiles.ts';
 
@@ -8,6 +8,3 @@ const { sweepStaleJobs } = proxyActivities<Activities>(dbWrite);
 export async function sweepStaleJobsWorkflow(): Promise<number> {
   return sweepStaleJobs();
 }
-
-// Under Worker Versioning, moves to the current build at its next task rather than holding an old build up (worker/versioning.ts).
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, sweepStaleJobsWorkflow);

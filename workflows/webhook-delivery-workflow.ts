@@ -1,4 +1,4 @@
-import { proxyActivities, setWorkflowOptions, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { WebhookDeliveryActivities } from '../activities/webhook-delivery.ts';
 import { nextAttemptDelayMs, WEBHOOK_FAILURE_TYPES, WEBHOOK_RETRY, type DeliveryOutcome, type WebhookDeliveryOptions } from '../domain/webhook-contract.ts';
 
@@ -47,6 +47,3 @@ export async function webhookDeliveryWorkflow(deliveryId: string, options: Webho
     return 'failed';
   }
 }
-
-// Under Worker Versioning, moves to the current build at its next task rather than holding an old build up (worker/versioning.ts).
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, webhookDeliveryWorkflow);
