@@ -2,8 +2,9 @@
 // (docs/deploy.md#kubernetes): Helm compiled from the Go module proxy (these
 // machines reach package registries, not Helm's release downloads), and
 // kubernetes-validate, which bundles Kubernetes' JSON schemas, in a venv.
+import { withDirectoryLock } from './directory-lock.ts';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './local-services.ts';
@@ -40,7 +41,7 @@ export async function ensureHelm(log: (line: string) => void = () => {}): Promis
   if (process.env.HELM) return process.env.HELM;
   const helm = join(HELM_DIR, 'helm');
   if (existsSync(helm)) return helm;
-  await withLock(`${HELM_DIR}.lock`, async () => {
+  await withDirectoryLock(`${HELM_DIR}.lock`, async () => {
     if (existsSync(helm)) return;
     log(`Compiling Helm ${HELM_VERSION} into .tools/helm-${HELM_VERSION} from the Go module proxy (once per checkout)…`);
     const startedAt = Date.now();
@@ -68,7 +69,7 @@ export async function ensureKubernetesValidate(log: (line: string) => void = () 
   const command = join(VALIDATE_VENV, 'bin', 'kubernetes-validate');
   const marker = join(VALIDATE_VENV, `.installed-${KUBERNETES_VALIDATE_VERSION}`);
   if (existsSync(marker)) return command;
-  await withLock(`${VALIDATE_VENV}.lock`, async () => {
+  await withDirectoryLock(`${VALIDATE_VENV}.lock`, async () => {
     if (existsSync(marker)) return;
     log(`Installing kubernetes-validate ${KUBERNETES_VALIDATE_VERSION} into .tools/kubernetes-validate-venv…`);
     const python = join(VALIDATE_VENV, 'bin', 'python');
@@ -79,29 +80,6 @@ export async function ensureKubernetesValidate(log: (line: string) => void = () 
     await run('touch', [marker]);
   });
   return command;
-}
-
-const LOCK_STALE_MS = 30 * 60_000;
-
-/** A directory as a lock between processes; one left by a killed process is taken over after 30 minutes. */
-async function withLock(path: string, work: () => Promise<void>): Promise<void> {
-  mkdirSync(join(path, '..'), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(path);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const lockedAt = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
-      if (lockedAt !== undefined && Date.now() - lockedAt > LOCK_STALE_MS) rmSync(path, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  }
-  try {
-    await work();
-  } finally {
-    rmSync(path, { recursive: true, force: true });
-  }
 }
 
 // `node scripts/lib/helm-tools.ts`: installs both and prints where they are.

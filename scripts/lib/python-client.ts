@@ -1,7 +1,8 @@
 // The Python client's own virtual environment, under .tools/ like the other tools of this
 // checkout: made once, the package installed editable with its test extras from PyPI.
+import { withDirectoryLock } from './directory-lock.ts';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './local-services.ts';
@@ -18,7 +19,7 @@ export async function ensurePythonClientVenv(): Promise<string> {
   const isInstalled = () => existsSync(marker) && statSync(marker).mtimeMs >= statSync(pyproject).mtimeMs;
   if (isInstalled()) return python;
   // Test files run in parallel processes: one installs, the others wait for it.
-  await withLock(`${PYTHON_CLIENT_VENV}.lock`, async () => {
+  await withDirectoryLock(`${PYTHON_CLIENT_VENV}.lock`, async () => {
     if (isInstalled()) return;
     const base = process.env.PYTHON ?? 'python3';
     const { stdout } = await run(base, ['-c', 'import sys; print(sys.version_info >= (3, 10))']);
@@ -28,27 +29,4 @@ export async function ensurePythonClientVenv(): Promise<string> {
     await run('touch', [marker]);
   });
   return python;
-}
-
-const LOCK_STALE_MS = 10 * 60_000;
-
-/** A directory as a lock between processes; one left by a killed process is taken over after 10 minutes. */
-async function withLock(path: string, work: () => Promise<void>): Promise<void> {
-  mkdirSync(join(path, '..'), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(path);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const lockedAt = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
-      if (lockedAt !== undefined && Date.now() - lockedAt > LOCK_STALE_MS) rmSync(path, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    await work();
-  } finally {
-    rmSync(path, { recursive: true, force: true });
-  }
 }

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../helpers/until.ts';
 import { webhookDeliveryWorkflowId } from '../../domain/webhook-contract.ts';
 import { loadWebhookConfig } from '../../integrations/webhooks/config.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -41,16 +42,6 @@ async function startReceiver() {
     answer: (path: string, ...queue: Answer[]) => answers.set(path, queue),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function until<T>(read: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('first attempts from the dispatcher', () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../helpers/until.ts';
 import { loadWebhookConfig } from '../../integrations/webhooks/config.ts';
 import { parseWebhookUrl, postWebhook, WebhookUrlRefused } from '../../integrations/webhooks/webhook-poster.ts';
 import { failJob } from '../../services/research-jobs.ts';
@@ -51,16 +52,6 @@ function startReceiver() {
       }),
     ),
   );
-}
-
-async function until<T>(read: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('completion webhooks', () => {
