@@ -85,7 +85,7 @@ describe('the relay query (claimUnstartedJobs)', () => {
     const all = await claim();
     expect(all.map((job) => job.id)).toEqual(oldestFirst);
     expect(all.map((job) => job.id)).not.toContain(tooYoung);
-    expect(all[0]).toEqual({ id: ids[1], accountId, submittedAt: expect.any(Date) });
+    expect(all[0]).toEqual({ id: ids[1], accountId, submittedAt: expect.any(Date), source: 'api' });
     expect(all[0].submittedAt.getTime()).toBeCloseTo(minutesAgo(5).getTime(), -4);
 
     // Once marked, a job is never claimed again.
