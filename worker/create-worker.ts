@@ -7,11 +7,13 @@ import { workerVersioning } from './versioning.ts';
 
 /**
  * In-flight activities get the grace time to finish after SIGTERM, then are
- * cancelled (and retried on another worker); the force time ends the wait for
- * them, so a process always exits before its supervisor's own deadline.
+ * cancelled (and retried on another worker). No force time: with one, the
+ * SDK's shutdown failed ("Worker still in use") when an activity was still
+ * running at the grace time's end; the supervisor's own deadline (the pod's
+ * termination grace period: delay + grace + 10 s) is the last word.
  */
-export function shutdownTimes(config: Pick<Config, 'shutdown'>): Pick<WorkerOptions, 'shutdownGraceTime' | 'shutdownForceTime'> {
-  return { shutdownGraceTime: config.shutdown.graceMs, shutdownForceTime: config.shutdown.graceMs + 5_000 };
+export function shutdownTimes(config: Pick<Config, 'shutdown'>): Pick<WorkerOptions, 'shutdownGraceTime'> {
+  return { shutdownGraceTime: config.shutdown.graceMs };
 }
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));

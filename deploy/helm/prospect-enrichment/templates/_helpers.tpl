@@ -99,9 +99,9 @@ prospect-enrichment/build-id: {{ include "pe.labelValue" .buildId | quote }}
 
 {{/*
 Drain timing. After SIGTERM a process is unready for readinessDelayMs, then
-stops taking work, and what is in flight gets graceMs; a worker is forced
-5 s after that. The pod's grace period must outlast all three, or the kubelet
-kills work that was still allowed to finish. (dict "root" $ "shutdown" … "override" …)
+stops taking work, and what is in flight gets graceMs; then a worker cancels
+what still runs and shuts down, in a few seconds. The pod's grace period must
+outlast all of it, or the kubelet kills work that was still allowed to finish. (dict "root" $ "shutdown" … "override" …)
 */}}
 {{- define "pe.terminationGracePeriodSeconds" -}}
 {{- $delayMs := int64 .shutdown.readinessDelayMs }}
