@@ -3,7 +3,7 @@ import type { DeliveryOutcome } from '../domain/webhook-contract.ts';
 import type { WebhookConfig } from '../integrations/webhooks/config.ts';
 import { retryAfterMs } from '../integrations/webhooks/retry-after.ts';
 import { postWebhook } from '../integrations/webhooks/webhook-poster.ts';
-import { disableEndpoint, endDelivery, loadDeliveryToSend, recordAttempt, signedHeaders } from './webhooks.ts';
+import { disableEndpoint, endDelivery, loadDeliveryToSend, recordAttempt, recordDeliveredFirstAttempt, signedHeaders, type DeliveryToSend } from './webhooks.ts';
 
 /** What one attempt came to: ended (delivered, or nothing left to send), worth another attempt, or refused for good. */
 export type AttemptResult =
@@ -23,9 +23,25 @@ function isRetryableStatus(statusCode: number): boolean {
  * recorded whatever happens. A 410 disables the endpoint.
  */
 export async function attemptDelivery(em: EntityManager, webhooks: WebhookConfig, deliveryId: string, clock: () => Date): Promise<AttemptResult> {
-  const now = clock();
-  const delivery = await loadDeliveryToSend(em, webhooks.secretKey, deliveryId, now);
+  const delivery = await loadDeliveryToSend(em, webhooks.secretKey, deliveryId, clock());
   if (!delivery) return { kind: 'ended', outcome: 'skipped' }; // its endpoint (or account) was deleted meanwhile
+  return attemptLoadedDelivery(em, webhooks, delivery, clock);
+}
+
+/**
+ * The attempt of a delivery already read (the dispatcher's claim returns
+ * it). `isFirstAttempt`: a success is recorded and handed on in one
+ * statement, as no workflow follows it.
+ */
+export async function attemptLoadedDelivery(
+  em: EntityManager,
+  webhooks: WebhookConfig,
+  delivery: DeliveryToSend,
+  clock: () => Date,
+  options: { isFirstAttempt?: boolean } = {},
+): Promise<AttemptResult> {
+  const now = clock();
+  const deliveryId = delivery.id;
   if (delivery.status === 'delivered') return { kind: 'ended', outcome: 'delivered' };
   if (delivery.status !== 'pending') return { kind: 'ended', outcome: delivery.status };
   if (delivery.endpointStatus !== 'active') {
@@ -36,6 +52,10 @@ export async function attemptDelivery(em: EntityManager, webhooks: WebhookConfig
   const statusCode = outcome.kind === 'answered' ? outcome.statusCode : null;
   const isSuccess = statusCode !== null && statusCode >= 200 && statusCode < 300;
   const error = outcome.kind === 'answered' ? null : outcome.reason;
+  if (isSuccess && options.isFirstAttempt) {
+    await recordDeliveredFirstAttempt(em, deliveryId, delivery.endpointId, { statusCode, durationMs: outcome.durationMs }, clock());
+    return { kind: 'ended', outcome: 'delivered' };
+  }
   await recordAttempt(em, deliveryId, delivery.endpointId, { statusCode, error, durationMs: outcome.durationMs, isSuccess }, clock());
   if (isSuccess) return { kind: 'ended', outcome: 'delivered' };
 

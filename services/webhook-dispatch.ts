@@ -5,8 +5,8 @@ import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryWorkflowId, webhookTaskQ
 import type { WebhookConfig } from '../integrations/webhooks/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { MAIL_OUTBOX_SEARCH_ATTRIBUTES } from './mail-outbox.ts';
-import { attemptDelivery } from './webhook-attempt.ts';
-import { endDelivery } from './webhooks.ts';
+import { attemptLoadedDelivery } from './webhook-attempt.ts';
+import { claimFirstAttempts, endDelivery, type DeliveryToSend } from './webhooks.ts';
 
 export interface WebhookDispatcherOptions {
   orm: Orm;
@@ -114,13 +114,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   async function sendFirstAttempts(firstAttempts: NonNullable<WebhookDispatcherOptions['firstAttempts']>): Promise<number> {
     const room = MAX_ATTEMPTS_IN_FLIGHT - attemptsInFlight.size;
     if (room <= 0) return 0;
-    const rows: { id: string; run: number }[] = await orm.em.fork().execute(
-      `update webhook_delivery set first_attempt_claimed_at = now()
-        where id in (select id from webhook_delivery where workflow_started_at is null and first_attempt_claimed_at is null
-                      order by created_at limit ? for update skip locked)
-        returning id, run`,
-      [Math.min(room, BATCH_SIZE)],
-    );
+    const rows = await claimFirstAttempts(orm.em.fork(), firstAttempts.webhooks.secretKey, Math.min(room, BATCH_SIZE), firstAttempts.clock());
     for (const row of rows) {
       const attempt: Promise<void> = sendFirstAttempt(firstAttempts, row)
         .catch((error: unknown) => {
@@ -136,9 +130,11 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     return rows.length;
   }
 
-  async function sendFirstAttempt(firstAttempts: NonNullable<WebhookDispatcherOptions['firstAttempts']>, row: { id: string; run: number }): Promise<void> {
+  async function sendFirstAttempt(firstAttempts: NonNullable<WebhookDispatcherOptions['firstAttempts']>, row: DeliveryToSend & { run: number }): Promise<void> {
     const em = orm.em.fork();
-    const result = await attemptDelivery(em, firstAttempts.webhooks, row.id, firstAttempts.clock);
+    const result = await attemptLoadedDelivery(em, firstAttempts.webhooks, row, firstAttempts.clock, { isFirstAttempt: true });
+    // Delivered: recorded and handed on in one statement already.
+    if (result.kind === 'ended' && result.outcome === 'delivered') return;
     if (result.kind === 'final') await endDelivery(em, row.id, 'failed', firstAttempts.clock(), result.reason);
     if (result.kind === 'retry') {
       const options: WebhookDeliveryOptions = { firstAttempt: { retryAfterMs: result.retryAfterMs } };

@@ -219,7 +219,47 @@ export async function loadDeliveryToSend(em: EntityManager, key: Buffer, deliver
        from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id where d.id = ?`,
     [deliveryId],
   );
-  if (!row) return null;
+  return row ? deliveryToSendOf(row, key, now) : null;
+}
+
+/**
+ * Claims up to `limit` new deliveries for their first attempt (one dispatcher
+ * each, however many run) and returns what sending them needs, in one
+ * statement: at a burst of job ends every round trip per delivery counts.
+ */
+export async function claimFirstAttempts(em: EntityManager, key: Buffer, limit: number, now: Date): Promise<Array<DeliveryToSend & { run: number }>> {
+  const rows: Record<string, any>[] = await em.execute(
+    `update webhook_delivery d set first_attempt_claimed_at = now()
+       from webhook_endpoint e
+      where e.id = d.endpoint_id
+        and d.id in (select id from webhook_delivery where workflow_started_at is null and first_attempt_claimed_at is null
+                      order by created_at limit ? for update skip locked)
+      returning d.id, d.run, d.endpoint_id, d.account_id, d.status, d.payload, e.url, e.status as endpoint_status, e.secret, e.previous_secret, e.previous_secret_expires_at`,
+    [limit],
+  );
+  return rows.map((row) => ({ ...deliveryToSendOf(row, key, now), run: row.run as number }));
+}
+
+/**
+ * A first attempt that succeeded, in one statement: the attempt, the
+ * delivery delivered and handed on (no workflow needed), the endpoint's
+ * failing streak ended.
+ */
+export async function recordDeliveredFirstAttempt(em: EntityManager, deliveryId: string, endpointId: number, attempt: Omit<AttemptRecord, 'isSuccess' | 'error'>, now: Date): Promise<void> {
+  await em.execute(
+    `with attempt as (
+        insert into webhook_attempt (delivery_id, attempted_at, status_code, error, duration_ms) values (?, ?, ?, null, ?)
+      ), delivery as (
+        update webhook_delivery set attempts = attempts + 1, last_status_code = ?, last_error = null, last_duration_ms = ?,
+               status = 'delivered', ended_at = ?, workflow_started_at = now()
+         where id = ?
+      )
+      update webhook_endpoint set failing_since = null where id = ? and failing_since is not null`,
+    [deliveryId, now, attempt.statusCode, attempt.durationMs, attempt.statusCode, attempt.durationMs, now, deliveryId, endpointId],
+  );
+}
+
+function deliveryToSendOf(row: Record<string, any>, key: Buffer, now: Date): DeliveryToSend {
   const secrets = [decryptToken(key, row.secret, SECRET_PURPOSE)];
   if (row.previous_secret && row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now) {
     secrets.push(decryptToken(key, row.previous_secret, SECRET_PURPOSE));
