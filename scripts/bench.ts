@@ -43,7 +43,7 @@ import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
 import { formatListResults, measureLists, type ListBenchResult } from './lib/bench/lists.ts';
 import { formatCrmResults, measureCrm, startCrmBenchStandIn, type CrmBenchResult } from './lib/bench/crm.ts';
-import { startWebhookReceiver } from '../sandbox/webhook-receiver/server.ts';
+import { startReceiverProcess } from './lib/bench/receiver-process.ts';
 import { ROOT } from './lib/local-services.ts';
 import { figuresJson, flattenFigures, namedFigures } from './lib/bench/figures.ts';
 
@@ -111,8 +111,8 @@ if (mail) {
   await buildDashboard();
   Object.assign(process.env, { SMTP_HOST: mail.host, SMTP_PORT: String(mail.smtpPort), DASHBOARD_MODE: 'dist' });
 }
-// The webhook part's receiver runs here, on loopback: the worker is told it may deliver there (development allowance).
-const receiver = parts.has('webhooks') ? await startWebhookReceiver({ port: 0 }) : null;
+// The webhook part's receiver, a process of its own on loopback: the worker is told it may deliver there (development allowance).
+const receiver = parts.has('webhooks') ? await startReceiverProcess() : null;
 if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
 // The crm part's HubSpot stand-in runs here; the worker gets its address through the environment.
 const hubspotStandIn = parts.has('crm') ? await startCrmBenchStandIn() : null;

@@ -2,7 +2,7 @@ import { ProspectEnrichment } from '../../../clients/typescript/src/index.ts';
 import { hashApiKey } from '../../../services/api-keys.ts';
 import { createEndpoint } from '../../../services/webhooks.ts';
 import { loadWebhookConfig } from '../../../integrations/webhooks/config.ts';
-import type { WebhookReceiver } from '../../../sandbox/webhook-receiver/server.ts';
+import type { ReceiverProcess } from './receiver-process.ts';
 import type { BenchStack } from './bench-stack.ts';
 import { runClosedLoop, runJob, summarise, type Percentiles } from './research-client.ts';
 
@@ -28,7 +28,7 @@ export interface WebhookBenchResult {
  */
 export async function measureWebhooks(
   stack: BenchStack,
-  receiver: WebhookReceiver,
+  receiver: ReceiverProcess,
   options: { email: string; levels: number[]; jobsAt: (inFlight: number) => number; clientJobs: number; log: (line: string) => void },
 ): Promise<WebhookBenchResult> {
   const apiKey = await stack.newApiKey('webhooks');
@@ -48,9 +48,12 @@ export async function measureWebhooks(
     const ids = results.map((sample) => sample.researchId);
     // Deliveries still under way when the last job ends: a short grace before counting what is missing.
     const deadline = Date.now() + 10_000;
-    const arrivals = () => new Map(receiver.received(hook).map((each) => [(JSON.parse(each.body) as { data: { research_id: string } }).data.research_id, Date.parse(each.at)]));
-    while (ids.some((id) => !arrivals().has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    const arrived = arrivals();
+    const arrivals = async () => new Map((await receiver.received(hook)).map((each) => [(JSON.parse(each.body) as { data: { research_id: string } }).data.research_id, Date.parse(each.at)]));
+    let arrived = await arrivals();
+    while (ids.some((id) => !arrived.has(id)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      arrived = await arrivals();
+    }
     const rows: { id: string; completed_at: Date }[] = await em.execute('select id, completed_at from research_job where id in (?)', [ids]);
     const latencies = rows.filter((row) => arrived.has(row.id)).map((row) => arrived.get(row.id)! - new Date(row.completed_at).getTime());
     const phases: { to_start: number; to_attempt: number }[] = await em.execute(
