@@ -21,15 +21,15 @@ export const ZHubSpotFaults = z.object({
   /** The next N CRM calls (of `on`) answer 429 with this policy. */
   rateLimitNext: z.number().int().min(0).default(0),
   rateLimitPolicy: z.enum(['TEN_SECONDLY_ROLLING', 'SECONDLY', 'DAILY']).default('TEN_SECONDLY_ROLLING'),
-  /** A Retry-After (seconds) on those 429s. HubSpot documents none, but a client must honour one (a gateway in front may send it). */
-  rateLimitRetryAfterSeconds: z.number().int().min(1).nullable().default(null),
   /** The next N CRM calls (of `on`) answer this 5xx. */
   serverErrorNext: z.number().int().min(0).default(0),
   serverErrorStatus: z.number().int().min(500).max(599).default(502),
   /** Calls (of `on`) hang this long before they are answered: a HubSpot slow enough that a worker can die with a call in flight. */
   stallMs: z.number().int().min(0).default(0),
+  /** The next N calls (of `on`) are carried out, but the connection drops before the answer: a timeout after HubSpot did the work. */
+  answerLostNext: z.number().int().min(0).default(0),
   /** Which calls the counters above and the stall hit. */
-  on: z.enum(['all', 'search', 'write', 'note', 'properties', 'token']).default('all'),
+  on: z.enum(['all', 'search', 'write', 'note', 'properties', 'read', 'token']).default('all'),
   /** Writes become visible to search only after this long, as HubSpot's index lags. */
   searchLagMs: z.number().int().min(0).default(0),
   /** Refreshing hands out a new refresh token and retires the old one. */

@@ -105,9 +105,11 @@ function matches(portal: Portal, values: Record<string, string>, filter: Filter)
   if (filter.operator === 'HAS_PROPERTY') return has;
   if (filter.operator === 'NOT_HAS_PROPERTY') return !has;
   if (!has) return false;
-  const isNumber = portal.properties.get(filter.propertyName)?.type === 'number';
-  const compare = (other: string) => (isNumber ? Number(raw) - Number(other) : raw.toLowerCase().localeCompare(other.toLowerCase()));
-  const same = (other: string) => (isNumber ? Number(raw) === Number(other) : raw.toLowerCase() === other.toLowerCase());
+  const type = portal.properties.get(filter.propertyName)?.type;
+  // Dates and datetimes compare as moments, whether written as epoch milliseconds (how HubSpot's filters take them) or ISO 8601.
+  const asNumber = type === 'number' ? Number : type === 'datetime' || type === 'date' ? (text: string) => (/^\d+$/.test(text) ? Number(text) : Date.parse(text)) : null;
+  const compare = (other: string) => (asNumber ? asNumber(raw) - asNumber(other) : raw.toLowerCase().localeCompare(other.toLowerCase()));
+  const same = (other: string) => (asNumber ? asNumber(raw) === asNumber(other) : raw.toLowerCase() === other.toLowerCase());
   switch (filter.operator) {
     case 'EQ': return same(filter.value!);
     case 'NEQ': return !same(filter.value!);

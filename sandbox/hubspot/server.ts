@@ -4,17 +4,20 @@
 //   and PublicApiSpecs/Auth/Oauth (v1: POST /oauth/v1/token, GET /oauth/v1/access-tokens/{token},
 //   DELETE /oauth/v1/refresh-tokens/{token}; v3: POST /oauth/v3/token, /token/introspect, /token/revoke).
 // - Properties and groups: developers.hubspot.com/docs/api/crm/properties and PublicApiSpecs/CRM/Properties (v3).
-// - Contacts, search and batch update: PublicApiSpecs/CRM/Contacts (v3); search: sandbox/hubspot/search.ts.
+// - Contacts, search and batch read and update: PublicApiSpecs/CRM/Contacts (v3); search: sandbox/hubspot/search.ts.
 // - Notes: developers.hubspot.com/docs/api-reference/crm-notes-v3/guide (hs_timestamp required,
-//   association type 202 = note → contact) and PublicApiSpecs/CRM/Notes (v3).
+//   association type 202 = note → contact) and PublicApiSpecs/CRM/Notes (v3), batch create and read too.
+// - Batch answers (200/201 or 207 with each failed input's error; associations
+//   v4 batch read; properties batch create): sandbox/hubspot/batch.ts.
 // - Limits and errors: sandbox/hubspot/limits.ts.
 // Test and developer routes live under /__admin (JSON) and / (an HTML page).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { World } from '../provider-world/world.ts';
+import { ASSOCIATION_TYPE_NAMES, batchAnswer, batchError, MAX_BATCH_INPUTS, objectTypeOf } from './batch.ts';
 import { createLimiter, DOCUMENTED_LIMITS, rateLimitBody, ZHubSpotFaults, type CallKind, type HubSpotFaults, type RateLimits } from './limits.ts';
 import { consentPage, contactPage, portalPage } from './pages.ts';
 import {
@@ -46,9 +49,8 @@ export const SANDBOX_CLIENT_ID = 'sandbox-hubspot-client-id';
 export const SANDBOX_CLIENT_SECRET = 'sandbox-hubspot-client-secret';
 
 const MAX_BODY_BYTES = 1024 * 1024;
-/** HubSpot: string values up to 65,536 characters; batch operations up to 100 inputs. */
+/** HubSpot: string values up to 65,536 characters. */
 const MAX_STRING_VALUE = 65_536;
-const MAX_BATCH = 100;
 const AUTH_CODE_TTL_MS = 10 * 60_000;
 
 /** Valid fieldType per type (developers.hubspot.com/docs/api/crm/properties, "Property type and fieldType values"). */
@@ -96,7 +98,9 @@ const ZNoteCreate = z.object({
   associations: z
     .array(z.object({ to: z.object({ id: z.union([z.string(), z.number()]) }), types: z.array(z.object({ associationCategory: z.string(), associationTypeId: z.number().int() })) }))
     .optional(),
+  objectWriteTraceId: z.string().optional(),
 });
+const ZBatchRead = z.object({ inputs: z.array(z.object({ id: z.union([z.string(), z.number()]) })), properties: z.array(z.string()).optional(), idProperty: z.string().optional() });
 
 export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promise<HubSpotSandbox> {
   const clientId = options.clientId ?? SANDBOX_CLIENT_ID;
@@ -107,8 +111,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
   let refreshTokens = new Map<string, RefreshToken>();
   let accessTokens = new Map<string, AccessToken>();
   let faults: HubSpotFaults = ZHubSpotFaults.parse({});
-  // `token`: which access token a CRM call carried (a hash's first characters, never the token), refused ones (401) included.
-  let calls: Array<{ at: string; method: string; path: string; portalId: number | null; status: number; kind: CallKind | 'admin' | 'page' | 'oauth'; token?: string }> = [];
+  let calls: Array<{ at: string; method: string; path: string; portalId: number | null; status: number; kind: CallKind | 'admin' | 'page' | 'oauth' }> = [];
 
   const reset = (people = options.people) => {
     const portal = seedPortal(options.world, new Date(), { people });
@@ -150,9 +153,8 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = req.method ?? 'GET';
-    const bearer = tokenLabel(req);
     const record = (kind: (typeof calls)[number]['kind'], portalId: number | null, status: number) =>
-      calls.push({ at: new Date().toISOString(), method, path, portalId, status, kind, ...(bearer !== null && kind !== 'oauth' ? { token: bearer } : {}) });
+      calls.push({ at: new Date().toISOString(), method, path, portalId, status, kind });
 
     // Developer page and admin JSON.
     if (method === 'GET' && path === '/') return sendHtml(res, 200, portalPage([...portals.values()], baseUrl()));
@@ -184,15 +186,9 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     }
 
     // Everything else needs a Bearer access token.
-    const kind = kindOf(method, path);
-    let access: AccessToken;
-    try {
-      access = authenticate(req);
-    } catch (error) {
-      record(kind, null, error instanceof HttpError ? error.status : 500);
-      throw error;
-    }
+    const access = authenticate(req);
     const portal = portalOf(access.portalId);
+    const kind = kindOf(method, path);
     if (faults.stallMs > 0 && (faults.on === 'all' ? kind !== 'token' : faults.on === kind)) await new Promise((resolve) => setTimeout(resolve, faults.stallMs));
     const faultStatus = await takeFault(kind);
     if (faultStatus) {
@@ -210,9 +206,18 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       record(kind, portal.portalId, 429);
       return sendJson(res, 429, rateLimitBody(taken.policy, randomUUID()));
     }
+    // The call is carried out, but its answer never arrives (logged with status 0).
+    const isAnswerLost = faults.answerLostNext > 0 && (faults.on === 'all' ? kind !== 'token' : faults.on === kind);
+    if (isAnswerLost) {
+      faults.answerLostNext--;
+      res.end = (() => {
+        res.socket?.destroy();
+        return res;
+      }) as typeof res.end;
+    }
     try {
       await crm(req, res, url, portal);
-      record(kind, portal.portalId, res.statusCode);
+      record(kind, portal.portalId, isAnswerLost ? 0 : res.statusCode);
     } catch (error) {
       record(kind, portal.portalId, error instanceof HttpError ? error.status : 500);
       throw error;
@@ -221,6 +226,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
 
   function kindOf(method: string, path: string): CallKind {
     if (path === '/crm/v3/objects/contacts/search') return 'search';
+    if (path.endsWith('/batch/read') || path.startsWith('/crm/v4/associations/')) return 'read';
     if (path.startsWith('/crm/v3/objects/notes')) return method === 'GET' ? 'read' : 'note';
     if (path.startsWith('/crm/v3/properties')) return 'properties';
     if (path.startsWith('/crm/v3/objects/contacts') && method !== 'GET') return 'write';
@@ -243,10 +249,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
   }
 
   function sendFault(res: ServerResponse, status: number, _portalId: number | null) {
-    if (status === 429) {
-      if (faults.rateLimitRetryAfterSeconds !== null) res.setHeader('Retry-After', String(faults.rateLimitRetryAfterSeconds));
-      return sendJson(res, 429, rateLimitBody(faults.rateLimitPolicy, randomUUID()));
-    }
+    if (status === 429) return sendJson(res, 429, rateLimitBody(faults.rateLimitPolicy, randomUUID()));
     return sendJson(res, status, { status: 'error', message: 'Service unavailable (sandbox fault)', correlationId: randomUUID(), category: 'INTERNAL_ERROR' });
   }
 
@@ -396,6 +399,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       if (method === 'GET') return sendJson(res, 200, { results: [...portal.properties.values()].filter((property) => !property.archived).map(propertyView) });
       if (method === 'POST') return createProperty(res, portal, await readJson(req));
     }
+    if (method === 'POST' && path === '/crm/v3/properties/contacts/batch/create') return createProperties(res, portal, await readJson(req));
     const propertyPath = /^\/crm\/v3\/properties\/contacts\/([^/]+)$/.exec(path);
     if (propertyPath) {
       const property = portal.properties.get(decodeURIComponent(propertyPath[1]!));
@@ -416,6 +420,11 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       }
     }
     if (method === 'POST' && path === '/crm/v3/objects/contacts/batch/update') return batchUpdate(res, portal, await readJson(req));
+    if (method === 'POST' && path === '/crm/v3/objects/contacts/batch/read') return batchRead(res, portal, 'contacts', await readJson(req));
+    if (method === 'POST' && path === '/crm/v3/objects/notes/batch/create') return createNotes(res, portal, await readJson(req));
+    if (method === 'POST' && path === '/crm/v3/objects/notes/batch/read') return batchRead(res, portal, 'notes', await readJson(req));
+    const associationsPath = /^\/crm\/v4\/associations\/([^/]+)\/([^/]+)\/batch\/read$/.exec(path);
+    if (method === 'POST' && associationsPath) return readAssociations(res, portal, associationsPath[1]!, associationsPath[2]!, await readJson(req));
     const contactPath = /^\/crm\/v3\/objects\/contacts\/(\d+)$/.exec(path);
     if (contactPath) {
       const contact = portal.contacts.get(contactPath[1]!);
@@ -467,6 +476,10 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
   }
 
   function createProperty(res: ServerResponse, portal: Portal, body: unknown) {
+    return sendJson(res, 201, propertyView(addProperty(portal, body)));
+  }
+
+  function addProperty(portal: Portal, body: unknown): Property {
     const parsed = ZPropertyCreate.safeParse(body);
     if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
     const input = parsed.data;
@@ -490,7 +503,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       calculated: false, hasUniqueValue: input.hasUniqueValue ?? false, readOnlyValue: false,
     };
     portal.properties.set(property.name, property);
-    return sendJson(res, 201, propertyView(property));
+    return property;
   }
 
   /** Values must name live properties and fit their type; an unknown one is HubSpot's PROPERTY_DOESNT_EXIST. */
@@ -520,46 +533,80 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     return values;
   }
 
-  function batchUpdate(res: ServerResponse, portal: Portal, body: unknown) {
-    const parsed = z.object({ inputs: z.array(ZPropertiesInput.extend({ id: z.union([z.string(), z.number()]) })) }).safeParse(body);
+  function batchInputs<T>(body: unknown, schema: z.ZodType<{ inputs: T[] }>): T[] {
+    const parsed = schema.safeParse(body);
     if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
     const inputs = parsed.data.inputs;
-    if (inputs.length > MAX_BATCH) throw hubspotError(400, 'VALIDATION_ERROR', `Batch input must contain at most ${MAX_BATCH} inputs; received ${inputs.length}`);
+    if (inputs.length > MAX_BATCH_INPUTS) throw hubspotError(400, 'VALIDATION_ERROR', `Batch input must contain at most ${MAX_BATCH_INPUTS} inputs; received ${inputs.length}`);
+    return inputs;
+  }
+
+  /** Each input on its own: 200 when all were written, 207 naming each refused one by `context.ids`. */
+  function batchUpdate(res: ServerResponse, portal: Portal, body: unknown) {
+    const inputs = batchInputs(body, z.object({ inputs: z.array(ZPropertiesInput.extend({ id: z.union([z.string(), z.number()]), objectWriteTraceId: z.string().optional() })) }));
     const ids = inputs.map((input) => String(input.id));
     if (new Set(ids).size !== ids.length) throw hubspotError(400, 'VALIDATION_ERROR', 'Duplicate IDs found in batch input');
     const startedAt = new Date().toISOString();
     const results: unknown[] = [];
     const errors: unknown[] = [];
     for (const input of inputs) {
-      const contact = portal.contacts.get(String(input.id));
+      const id = String(input.id);
+      const contact = portal.contacts.get(id);
       if (!contact) {
-        errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `Could not find contact ${input.id}`, context: { ids: [String(input.id)] } });
+        errors.push(batchError('OBJECT_NOT_FOUND', `Could not find contact ${id}`, { ids: [id] }));
         continue;
       }
       try {
         const values = checkProperties(portal, input.properties);
         write(contact, values);
-        results.push(view(contact, Object.keys(values), contact.properties));
+        results.push({ ...view(contact, Object.keys(values), contact.properties), ...(input.objectWriteTraceId ? { objectWriteTraceId: input.objectWriteTraceId } : {}) });
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
-        errors.push({ ...(error.body as object), context: { ids: [String(input.id)] } });
+        const refused = error.body as { category: string; message: string };
+        errors.push(batchError(refused.category, refused.message, { ids: [id] }));
       }
     }
-    const completedAt = new Date().toISOString();
-    if (errors.length === 0) return sendJson(res, 200, { status: 'COMPLETE', results, startedAt, completedAt });
-    return sendJson(res, 207, { status: 'COMPLETE', results, numErrors: errors.length, errors, startedAt, completedAt });
+    const answer = batchAnswer(results, errors, startedAt, 200);
+    return sendJson(res, answer.status, answer.body);
   }
 
-  function createNote(res: ServerResponse, portal: Portal, body: unknown) {
-    const parsed = ZNoteCreate.safeParse(body);
-    if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
-    const properties = Object.fromEntries(Object.entries(parsed.data.properties).map(([name, value]) => [name, String(value)]));
+  /** Contacts or notes by id with the asked properties; ids that name nothing are errors of a 207. */
+  function batchRead(res: ServerResponse, portal: Portal, objectType: 'contacts' | 'notes', body: unknown) {
+    const inputs = batchInputs(body, ZBatchRead);
+    if ((body as { idProperty?: unknown }).idProperty !== undefined) throw hubspotError(400, 'VALIDATION_ERROR', 'The stand-in reads by record id only (no idProperty)');
+    const wanted = (body as { properties?: string[] }).properties ?? [];
+    const startedAt = new Date().toISOString();
+    const results: unknown[] = [];
+    const missing: string[] = [];
+    for (const id of new Set(inputs.map((input) => String(input.id)))) {
+      if (objectType === 'contacts') {
+        const contact = portal.contacts.get(id);
+        if (contact) results.push(view(contact, wanted.length > 0 ? wanted : ['createdate', 'email', 'firstname', 'hs_object_id', 'lastmodifieddate', 'lastname'], contact.properties));
+        else missing.push(id);
+      } else {
+        const note = portal.notes.get(id);
+        if (!note) {
+          missing.push(id);
+          continue;
+        }
+        const names = wanted.length > 0 ? wanted : ['hs_createdate', 'hs_lastmodifieddate', 'hs_object_id'];
+        results.push({ id, properties: Object.fromEntries(names.map((name) => [name, note.properties[name] ?? null])), createdAt: note.createdAt, updatedAt: note.createdAt, archived: false });
+      }
+    }
+    const errors = missing.length > 0 ? [batchError('OBJECT_NOT_FOUND', `Could not get some ${objectType} objects, they may be deleted or not exist.`, { ids: missing })] : [];
+    const answer = batchAnswer(results, errors, startedAt, 200);
+    return sendJson(res, answer.status, answer.body);
+  }
+
+  /** A note's input checked as HubSpot checks it: hs_timestamp, the body's length, associations that link a note to existing contacts. */
+  function noteOf(portal: Portal, input: z.infer<typeof ZNoteCreate>): { properties: Record<string, string>; contactIds: string[] } {
+    const properties = Object.fromEntries(Object.entries(input.properties).map(([name, value]) => [name, String(value)]));
     if (!properties.hs_timestamp) {
       throw hubspotError(400, 'VALIDATION_ERROR', 'Property values were not valid: [{"isValid":false,"message":"hs_timestamp is required","error":"REQUIRED_FIELD","name":"hs_timestamp"}]');
     }
     if ((properties.hs_note_body ?? '').length > MAX_STRING_VALUE) throw hubspotError(400, 'VALIDATION_ERROR', `hs_note_body is longer than ${MAX_STRING_VALUE} characters`);
     const contactIds: string[] = [];
-    for (const association of parsed.data.associations ?? []) {
+    for (const association of input.associations ?? []) {
       const id = String(association.to.id);
       if (!association.types.some((type) => type.associationCategory === 'HUBSPOT_DEFINED' && type.associationTypeId === 202)) {
         throw hubspotError(400, 'VALIDATION_ERROR', `association type ${JSON.stringify(association.types)} cannot link a note to a contact (HUBSPOT_DEFINED 202 does)`);
@@ -567,10 +614,93 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       if (!portal.contacts.has(id)) throw hubspotError(400, 'VALIDATION_ERROR', `One or more associations are invalid: contact ${id} does not exist`);
       contactIds.push(id);
     }
+    return { properties, contactIds };
+  }
+
+  function addNote(portal: Portal, note: { properties: Record<string, string>; contactIds: string[] }) {
     const id = String(portal.nextObjectId++);
     const createdAt = new Date().toISOString();
-    portal.notes.set(id, { id, properties: { ...properties, hs_object_id: id, hs_createdate: createdAt }, contactIds, createdAt });
-    return sendJson(res, 201, { id, properties: { ...properties, hs_object_id: id, hs_createdate: createdAt, hs_lastmodifieddate: createdAt }, createdAt, updatedAt: createdAt, archived: false });
+    portal.notes.set(id, { id, properties: { ...note.properties, hs_object_id: id, hs_createdate: createdAt }, contactIds: note.contactIds, createdAt });
+    return { id, properties: { ...note.properties, hs_object_id: id, hs_createdate: createdAt, hs_lastmodifieddate: createdAt }, createdAt, updatedAt: createdAt, archived: false };
+  }
+
+  function createNote(res: ServerResponse, portal: Portal, body: unknown) {
+    const parsed = ZNoteCreate.safeParse(body);
+    if (!parsed.success) throw hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON: ${z.prettifyError(parsed.error)}`);
+    return sendJson(res, 201, addNote(portal, noteOf(portal, parsed.data)));
+  }
+
+  /**
+   * Multi-status only when every input carries its own objectWriteTraceId:
+   * then the valid ones are created and each refused one named by its trace
+   * id (207); otherwise one invalid input refuses the whole batch and nothing
+   * is created. Not idempotent: the same inputs again make new notes.
+   */
+  function createNotes(res: ServerResponse, portal: Portal, body: unknown) {
+    const inputs = batchInputs(body, z.object({ inputs: z.array(ZNoteCreate) }));
+    const traces = inputs.map((input) => input.objectWriteTraceId);
+    const isMultiStatus = traces.every((trace) => trace !== undefined) && new Set(traces).size === traces.length;
+    const startedAt = new Date().toISOString();
+    const checked = inputs.map((input) => {
+      try {
+        return { input, note: noteOf(portal, input) };
+      } catch (error) {
+        if (!(error instanceof HttpError) || !isMultiStatus) throw error;
+        const refused = error.body as { category: string; message: string };
+        return { input, error: batchError(refused.category, refused.message, { objectWriteTraceId: [input.objectWriteTraceId!] }) };
+      }
+    });
+    const results = checked.flatMap((each) => (each.note ? [{ ...addNote(portal, each.note), ...(each.input.objectWriteTraceId ? { objectWriteTraceId: each.input.objectWriteTraceId } : {}) }] : []));
+    const answer = batchAnswer(results, checked.flatMap((each) => (each.error ? [each.error] : [])), startedAt, 201);
+    return sendJson(res, answer.status, answer.body);
+  }
+
+  /** POST /crm/v4/associations/{from}/{to}/batch/read, contacts → notes and back; an object with none is an error of a 207. */
+  function readAssociations(res: ServerResponse, portal: Portal, fromName: string, toName: string, body: unknown) {
+    const from = objectTypeOf(fromName);
+    const to = objectTypeOf(toName);
+    if (!from || !to || from === to) {
+      throw hubspotError(400, 'VALIDATION_ERROR', `The stand-in links ${ASSOCIATION_TYPE_NAMES.contacts.join('/')} with ${ASSOCIATION_TYPE_NAMES.notes.join('/')} only, not ${fromName} with ${toName}`);
+    }
+    const inputs = batchInputs(body, z.object({ inputs: z.array(z.object({ id: z.union([z.string(), z.number()]), after: z.string().optional() })) }));
+    const startedAt = new Date().toISOString();
+    const results: unknown[] = [];
+    const errors: unknown[] = [];
+    const [fromTypeId, toTypeId, typeId] = from === 'contacts' ? ['0-1', '0-46', 201] : ['0-46', '0-1', 202];
+    for (const id of new Set(inputs.map((input) => String(input.id)))) {
+      const linked = from === 'contacts'
+        ? [...portal.notes.values()].filter((note) => note.contactIds.includes(id)).map((note) => note.id)
+        : (portal.notes.get(id)?.contactIds ?? []);
+      if (linked.length === 0) {
+        errors.push(batchError('OBJECT_NOT_FOUND', `No ${to} is associated with ${from} ${id}.`, { fromObjectId: [id] }));
+        continue;
+      }
+      results.push({
+        from: { id },
+        to: linked.map((toObjectId) => ({ toObjectId, associationTypes: [{ category: 'HUBSPOT_DEFINED', typeId, label: null, fromObjectTypeId: fromTypeId, toObjectTypeId: toTypeId }] })),
+      });
+    }
+    const answer = batchAnswer(results, errors, startedAt, 200);
+    return sendJson(res, answer.status, answer.body);
+  }
+
+  /** Properties created side by side: each refused one (a name taken, a bad type) is an error of a 207 named by `context.name`. */
+  function createProperties(res: ServerResponse, portal: Portal, body: unknown) {
+    const inputs = batchInputs(body, z.object({ inputs: z.array(z.unknown()) }));
+    const startedAt = new Date().toISOString();
+    const results: unknown[] = [];
+    const errors: unknown[] = [];
+    for (const input of inputs) {
+      try {
+        results.push(propertyView(addProperty(portal, input)));
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        const refused = error.body as { category: string; message: string };
+        errors.push(batchError(refused.category, refused.message, { name: [String((input as { name?: unknown }).name ?? '')] }));
+      }
+    }
+    const answer = batchAnswer(results, errors, startedAt, 201);
+    return sendJson(res, answer.status, answer.body);
   }
 
   // ---------------------------------------------------------------- admin (tests and developers)
@@ -661,12 +791,6 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/** Names the Bearer token a call carried, for the call log, without showing it. */
-function tokenLabel(req: IncomingMessage): string | null {
-  const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  return bearer ? createHash('sha256').update(bearer).digest('hex').slice(0, 12) : null;
 }
 
 /** Lower-case letters, digits and underscores, starting with a letter, at most 100 characters. */

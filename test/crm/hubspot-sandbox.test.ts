@@ -150,6 +150,90 @@ describe('HubSpot stand-in', () => {
     expect(await read.json()).toMatchObject({ associations: { contacts: { results: [{ id: '101' }] } } });
   });
 
+  describe('batch endpoints, as HubSpot documents them (issue 28)', () => {
+    const json = async (reply: Response) => ({ status: reply.status, body: (await reply.json()) as Record<string, unknown> & { results: Array<Record<string, unknown>>; errors?: Array<Record<string, unknown>> } });
+    const association = (id: string) => [{ to: { id }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 202 }] }];
+    const note = (id: string, trace?: string) => ({ properties: { hs_timestamp: new Date().toISOString(), hs_note_body: `<p>batch ${id}</p>` }, associations: association(id), ...(trace ? { objectWriteTraceId: trace } : {}) });
+
+    it('batch/update: 200 when every contact was written, 207 naming each refused one by context.ids; each result keeps its objectWriteTraceId', async () => {
+      const all = await json(await crm('/crm/v3/objects/contacts/batch/update', { method: 'POST', body: { inputs: [{ id: '104', properties: { jobtitle: 'CFO' }, objectWriteTraceId: 't104' }] } }));
+      expect(all.status).toBe(200);
+      expect(all.body.results[0]).toMatchObject({ id: '104', objectWriteTraceId: 't104', properties: { jobtitle: 'CFO' } });
+      const some = await json(await crm('/crm/v3/objects/contacts/batch/update', {
+        method: 'POST', body: { inputs: [{ id: '105', properties: { jobtitle: 'CTO' } }, { id: '106', properties: { hs_object_id: '1' } }, { id: '999998', properties: { jobtitle: 'x' } }] },
+      }));
+      expect(some.status).toBe(207);
+      expect(some.body.results.map((result) => result.id)).toEqual(['105']);
+      expect(some.body.numErrors).toBe(2);
+      expect(some.body.errors!.map((error) => ({ category: error.category, context: error.context }))).toEqual([
+        { category: 'VALIDATION_ERROR', context: { ids: ['106'] } }, { category: 'OBJECT_NOT_FOUND', context: { ids: ['999998'] } },
+      ]);
+      expect(some.body.errors![0]).toMatchObject({ status: 'error', errors: [], links: {} });
+      const tooMany = await crm('/crm/v3/objects/contacts/batch/update', { method: 'POST', body: { inputs: Array.from({ length: 101 }, (_, index) => ({ id: String(101 + index), properties: {} })) } });
+      expect(tooMany.status).toBe(400);
+    });
+
+    it('batch/read: the asked properties by id; ids that name nothing are a 207 error', async () => {
+      const read = await json(await crm('/crm/v3/objects/contacts/batch/read', { method: 'POST', body: { inputs: [{ id: '104' }, { id: '999997' }], properties: ['jobtitle'], propertiesWithHistory: [] } }));
+      expect(read.status).toBe(207);
+      expect(read.body.results).toEqual([expect.objectContaining({ id: '104', properties: { jobtitle: 'CFO' } })]);
+      expect(read.body.errors![0]).toMatchObject({ category: 'OBJECT_NOT_FOUND', context: { ids: ['999997'] } });
+    });
+
+    it('notes batch/create: with a trace id on every input a refused note fails alone (207, context.objectWriteTraceId); without, the batch fails whole; never deduplicated', async () => {
+      const before = hubspot.portal().notes.size;
+      const partial = await json(await crm('/crm/v3/objects/notes/batch/create', { method: 'POST', body: { inputs: [note('104', 'a'), note('999996', 'b')] } }));
+      expect(partial.status).toBe(207);
+      expect(partial.body.results).toEqual([expect.objectContaining({ objectWriteTraceId: 'a' })]);
+      expect(partial.body.errors![0]).toMatchObject({ category: 'VALIDATION_ERROR', context: { objectWriteTraceId: ['b'] } });
+      expect(hubspot.portal().notes.size).toBe(before + 1);
+      const whole = await crm('/crm/v3/objects/notes/batch/create', { method: 'POST', body: { inputs: [note('104'), note('999996')] } });
+      expect(whole.status).toBe(400);
+      expect(hubspot.portal().notes.size).toBe(before + 1);
+      const created = await json(await crm('/crm/v3/objects/notes/batch/create', { method: 'POST', body: { inputs: [note('104', 'c')] } }));
+      expect(created.status).toBe(201);
+      // The same note again is a second note: batch create is not idempotent.
+      expect((await crm('/crm/v3/objects/notes/batch/create', { method: 'POST', body: { inputs: [note('104', 'c')] } })).status).toBe(201);
+      expect(hubspot.portal().notes.size).toBe(before + 3);
+      const linked = await json(await crm('/crm/v4/associations/contacts/notes/batch/read', { method: 'POST', body: { inputs: [{ id: '104' }, { id: '107' }] } }));
+      expect(linked.status).toBe(207);
+      const toNotes = (linked.body.results[0]!.to as Array<{ toObjectId: string; associationTypes: unknown[] }>);
+      expect(linked.body.results[0]!.from).toEqual({ id: '104' });
+      expect(toNotes).toHaveLength(3);
+      expect(toNotes[0]!.associationTypes).toEqual([expect.objectContaining({ category: 'HUBSPOT_DEFINED', typeId: 201 })]);
+      expect(linked.body.errors![0]).toMatchObject({ context: { fromObjectId: ['107'] } });
+      const bodies = await json(await crm('/crm/v3/objects/notes/batch/read', { method: 'POST', body: { inputs: toNotes.map((each) => ({ id: each.toObjectId })), properties: ['hs_note_body'], propertiesWithHistory: [] } }));
+      expect(bodies.status).toBe(200);
+      expect(bodies.body.results.map((each) => (each.properties as { hs_note_body: string }).hs_note_body)).toEqual(['<p>batch 104</p>', '<p>batch 104</p>', '<p>batch 104</p>']);
+    });
+
+    it('an answer lost on the way back: the notes exist though the caller heard nothing', async () => {
+      const before = hubspot.portal().notes.size;
+      hubspot.setFaults({ on: 'note', answerLostNext: 1 });
+      await expect(crm('/crm/v3/objects/notes/batch/create', { method: 'POST', body: { inputs: [note('108', 'lost')] } })).rejects.toThrow();
+      expect(hubspot.portal().notes.size).toBe(before + 1);
+      hubspot.setFaults({ on: 'all' });
+      expect((await crm('/crm/v3/objects/notes/batch/create', { method: 'POST', body: { inputs: [note('108', 'next')] } })).status).toBe(201);
+    });
+
+    it('properties batch/create: 201, then a 207 naming the taken name', async () => {
+      await crm('/crm/v3/properties/contacts/groups', { method: 'POST', body: { name: 'pe_t2', label: 'Test 2' } });
+      const property = (name: string) => ({ name, label: name, type: 'string', fieldType: 'text', groupName: 'pe_t2' });
+      expect((await crm('/crm/v3/properties/contacts/batch/create', { method: 'POST', body: { inputs: [property('pe_t2_a')] } })).status).toBe(201);
+      const again = await json(await crm('/crm/v3/properties/contacts/batch/create', { method: 'POST', body: { inputs: [property('pe_t2_a'), property('pe_t2_b')] } }));
+      expect(again.status).toBe(207);
+      expect(again.body.results.map((each) => each.name)).toEqual(['pe_t2_b']);
+      expect(again.body.errors![0]).toMatchObject({ category: 'OBJECT_ALREADY_EXISTS', context: { name: ['pe_t2_a'] } });
+    });
+
+    it('compares datetimes as moments, epoch milliseconds or ISO 8601', async () => {
+      await crm('/crm/v3/properties/contacts', { method: 'POST', body: { name: 'pe_t2_when', label: 'When', type: 'datetime', fieldType: 'date', groupName: 'pe_t2' } });
+      await crm('/crm/v3/objects/contacts/batch/update', { method: 'POST', body: { inputs: [{ id: '109', properties: { pe_t2_when: '2026-01-10T00:00:00.000Z' } }, { id: '110', properties: { pe_t2_when: '2026-03-10T00:00:00.000Z' } }] } });
+      const before = await search({ filterGroups: [{ filters: [{ propertyName: 'pe_t2_when', operator: 'LT', value: String(Date.parse('2026-02-01T00:00:00Z')) }] }] });
+      expect(before.body.results.map((contact) => contact.id)).toEqual(['109']);
+    });
+  });
+
   it('sends rate-limit headers, answers 429 past the search limit, and injected faults', async () => {
     const properties = await crm('/crm/v3/properties/contacts');
     expect(properties.headers.get('x-hubspot-ratelimit-max')).toBe('110');
