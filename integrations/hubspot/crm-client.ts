@@ -7,7 +7,8 @@
 // mid-run). The SDK's own retry is off: it ignores Retry-After and the throttle.
 import { Client } from '@hubspot/api-client';
 import { HubSpotAuthRevoked, HubSpotRejected, HubSpotUnavailable } from './errors.ts';
-import { scorePropertiesOf, type ScoreProperty } from './score-properties.ts';
+import { batchOutcomes, inBatches, type BatchOutcomes, type BatchReply } from './batch-results.ts';
+import { scorePropertiesOf, type PropertyMetadata, type ScoreProperty } from './score-properties.ts';
 import type { CallKind, PortalThrottle } from './throttle.ts';
 
 export interface PropertyDefinition {
@@ -55,6 +56,29 @@ export interface HubSpotCrm {
   createNote(contactId: string, html: string, at: Date): Promise<string>;
   /** The id of a note on the contact whose body is exactly `html` (one written by a try that was cut off), or null. */
   findNote(contactId: string, html: string): Promise<string | null>;
+
+  // Batches (docs/crm.md#batch-writes): at most 100 inputs a call, split here; each input's own outcome.
+  /** The portal's contact properties with HubSpot's metadata, in one call. */
+  contactProperties(): Promise<PropertyMetadata[]>;
+  /** Creates the group (one call); a 409 (it exists) counts as done. */
+  createGroup(name: string, label: string): Promise<'created' | 'existed'>;
+  /** POST /crm/v3/properties/contacts/batch/create; a name taken meanwhile counts as created. */
+  createProperties(properties: PropertyDefinition[]): Promise<BatchOutcomes<true>>;
+  /** POST /crm/v3/objects/contacts/batch/read: the contacts found, with these properties; ids that name nothing are absent. */
+  readContacts(contactIds: string[], properties: string[]): Promise<Map<string, Record<string, string | null>>>;
+  /** POST /crm/v3/objects/contacts/batch/update: per contact id, written or refused (200 or 207). */
+  updateContacts(inputs: Array<{ id: string; properties: Record<string, string> }>): Promise<BatchOutcomes<true>>;
+  /**
+   * POST /crm/v3/objects/notes/batch/create, each note associated with its
+   * contact (202) and traced by `key` (objectWriteTraceId): per key, the new
+   * note's id or why HubSpot refused it. Not repeated on an answer lost to
+   * the network or a 5xx (HubSpot may have created them): the error goes up.
+   */
+  createNotes(inputs: Array<{ key: string; contactId: string; html: string; at: Date }>): Promise<BatchOutcomes<string>>;
+  /** POST /crm/v4/associations/contacts/notes/batch/read: the ids of each contact's notes (none: absent). */
+  noteIdsOf(contactIds: string[]): Promise<Map<string, string[]>>;
+  /** POST /crm/v3/objects/notes/batch/read: each found note's body and when it was created. */
+  readNotes(noteIds: string[]): Promise<Map<string, { body: string | null; createdAt: string | null }>>;
 }
 
 export interface RetryPolicy {
@@ -97,7 +121,14 @@ export function createHubSpotCrm(options: {
     return client;
   };
 
-  async function call<T>(kind: CallKind, run: (client: Client) => Promise<T>): Promise<T> {
+  /**
+   * `isRepeatable: false` (a batch create, which HubSpot does not dedupe): an
+   * answer lost to the network or a 5xx may come after HubSpot did the work,
+   * so it is not sent again here; the error goes up, and the caller reads
+   * back what exists before trying again. A 429 or 401 is safe to repeat:
+   * HubSpot did nothing.
+   */
+  async function call<T>(kind: CallKind, run: (client: Client) => Promise<T>, isRepeatable = true): Promise<T> {
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
       await throttle.acquire(portalId, kind);
@@ -110,7 +141,7 @@ export function createHubSpotCrm(options: {
         const headers = ((error as { headers?: Record<string, string> }).headers ?? {}) as Record<string, string>;
         if (typeof status !== 'number') {
           // The network: fetch failed before any answer.
-          if (attempt >= retry.attempts) throw new HubSpotUnavailable(`HubSpot could not be reached: ${(error as Error).message}`, null, retry.serverErrorBaseMs * attempt);
+          if (attempt >= retry.attempts || !isRepeatable) throw new HubSpotUnavailable(`HubSpot could not be reached: ${(error as Error).message}`, null, retry.serverErrorBaseMs * attempt);
           await sleep(retry.serverErrorBaseMs * 2 ** (attempt - 1));
           continue;
         }
@@ -123,7 +154,7 @@ export function createHubSpotCrm(options: {
         const wait = waitFor(status, body, headers, attempt);
         if (wait === null) throw new HubSpotRejected(status, body);
         if (status === 429) throttle.holdOff(portalId, kind, wait);
-        if (attempt >= retry.attempts || wait > retry.maxWaitMs) throw new HubSpotUnavailable(`HubSpot answered ${status} ${attempt} time(s)`, status, wait);
+        if (attempt >= retry.attempts || wait > retry.maxWaitMs || (status >= 500 && !isRepeatable)) throw new HubSpotUnavailable(`HubSpot answered ${status} ${attempt} time(s)`, status, wait);
         await sleep(wait);
       }
     }
@@ -231,6 +262,91 @@ export function createHubSpotCrm(options: {
         if (note.properties.hs_note_body === html) return id;
       }
       return null;
+    },
+    async contactProperties() {
+      const all = await call('general', (client) => client.crm.properties.coreApi.getAll('contacts', false));
+      return all.results as PropertyMetadata[];
+    },
+    createGroup: (name, label) => createUnlessExists((client) => client.crm.properties.groupsApi.create('contacts', { name, label, displayOrder: -1 })),
+    async createProperties(properties) {
+      const outcomes: BatchOutcomes<true> = { done: new Map(), refused: new Map() };
+      for (const batch of inBatches(properties)) {
+        const reply = await call('general', (client) => client.crm.properties.batchApi.create('contacts', { inputs: batch as never }));
+        const { done, refused } = batchOutcomes(batch.map((property) => property.name), reply as BatchReply<{ name: string }>, (result) => result.name, 'name');
+        for (const name of done.keys()) outcomes.done.set(name, true);
+        // Created by another run between our listing and this call.
+        for (const [name, reason] of refused) (reason.startsWith('OBJECT_ALREADY_EXISTS') ? outcomes.done.set(name, true) : outcomes.refused.set(name, reason));
+      }
+      return outcomes;
+    },
+    async readContacts(contactIds, properties) {
+      const found = new Map<string, Record<string, string | null>>();
+      for (const batch of inBatches([...new Set(contactIds)])) {
+        const reply = await call('general', (client) =>
+          client.crm.contacts.batchApi.read({ inputs: batch.map((id) => ({ id })), properties, propertiesWithHistory: [] }),
+        );
+        for (const contact of reply.results) found.set(contact.id, contact.properties as Record<string, string | null>);
+      }
+      return found;
+    },
+    async updateContacts(inputs) {
+      const outcomes: BatchOutcomes<true> = { done: new Map(), refused: new Map() };
+      for (const batch of inBatches(inputs)) {
+        const reply = await call('general', (client) => client.crm.contacts.batchApi.update({ inputs: batch }));
+        const { done, refused } = batchOutcomes(batch.map((input) => input.id), reply as BatchReply<{ id: string }>, (result) => result.id, 'ids');
+        for (const id of done.keys()) outcomes.done.set(id, true);
+        for (const [id, reason] of refused) outcomes.refused.set(id, reason);
+      }
+      return outcomes;
+    },
+    async createNotes(inputs) {
+      const outcomes: BatchOutcomes<string> = { done: new Map(), refused: new Map() };
+      for (const batch of inBatches(inputs)) {
+        const reply = await call(
+          'general',
+          (client) =>
+            client.crm.objects.notes.batchApi.create({
+              inputs: batch.map((input) => ({
+                properties: { hs_timestamp: input.at.toISOString(), hs_note_body: input.html },
+                associations: [{ to: { id: input.contactId }, types: [{ associationCategory: 'HUBSPOT_DEFINED' as never, associationTypeId: NOTE_TO_CONTACT }] }],
+                // One per input: HubSpot then answers each refused note on its own (207) instead of refusing the batch.
+                objectWriteTraceId: input.key,
+              })),
+            }),
+          false,
+        );
+        const { done, refused } = batchOutcomes(batch.map((input) => input.key), reply as BatchReply<{ id: string; objectWriteTraceId?: string }>, (result) => result.objectWriteTraceId, 'objectWriteTraceId');
+        for (const [key, note] of done) outcomes.done.set(key, note.id);
+        for (const [key, reason] of refused) outcomes.refused.set(key, reason);
+      }
+      return outcomes;
+    },
+    async noteIdsOf(contactIds) {
+      const notes = new Map<string, string[]>();
+      let pending: Array<{ id: string; after?: string }> = [...new Set(contactIds)].map((id) => ({ id }));
+      while (pending.length > 0) {
+        const next: typeof pending = [];
+        for (const batch of inBatches(pending)) {
+          // A contact without notes comes back as an error of a 207: it has none.
+          const reply = await call('general', (client) => client.crm.associations.v4.batchApi.getPage('contacts', 'notes', { inputs: batch }));
+          for (const result of reply.results) {
+            notes.set(result._from.id, [...(notes.get(result._from.id) ?? []), ...result.to.map((each) => String(each.toObjectId))]);
+            if (result.paging?.next?.after) next.push({ id: result._from.id, after: result.paging.next.after });
+          }
+        }
+        pending = next;
+      }
+      return notes;
+    },
+    async readNotes(noteIds) {
+      const notes = new Map<string, { body: string | null; createdAt: string | null }>();
+      for (const batch of inBatches([...new Set(noteIds)])) {
+        const reply = await call('general', (client) =>
+          client.crm.objects.notes.batchApi.read({ inputs: batch.map((id) => ({ id })), properties: ['hs_note_body', 'hs_createdate'], propertiesWithHistory: [] }),
+        );
+        for (const note of reply.results) notes.set(note.id, { body: note.properties.hs_note_body ?? null, createdAt: note.properties.hs_createdate ?? null });
+      }
+      return notes;
     },
   };
 }
