@@ -6,7 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import type { CandidateVerdict } from '../domain/crm.ts';
-import { CRM_FAILURE_TYPES, type CandidateSearch, type CrmRunPlan, type CrmSyncInput } from '../domain/crm-sync-contract.ts';
+import { CRM_FAILURE_TYPES, type CandidateSearch, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput } from '../domain/crm-sync-contract.ts';
 import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
 import { HubSpotAuthRevoked, HubSpotConfigRejected, HubSpotRejected, HubSpotUnavailable } from '../integrations/hubspot/errors.ts';
 import type { RetryPolicy } from '../integrations/hubspot/crm-client.ts';
@@ -14,8 +14,10 @@ import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
 import type { CrmTokens } from '../services/crm-connections.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { researchTaskQueueOfCrm } from '../services/crm-schedules.ts';
+import { writeContactsBatch } from '../services/crm-batch-write.ts';
+import { findAndClaimCandidates } from '../services/crm-candidates.ts';
 import {
-  ensureCrmProperties, findAndClaimCandidates, finishCrmRun, finishNotRun, markContactFailed, startCrmRun, writeResearchedContact,
+  ensureCrmProperties, finishCrmRun, finishNotRun, markContactFailed, postContactChat, researchData, startCrmRun, writeResearchedContact,
   type ContactWriteResult, type CrmSyncDeps,
 } from '../services/crm-sync.ts';
 import { nudgeMailOutbox } from '../services/mail-outbox.ts';
@@ -70,6 +72,15 @@ export function createCrmActivities(deps: CrmActivityDeps) {
       withHeartbeat(() => translated(() => writeResearchedContact(sync, plan, contact, researchId, { isRetry: Context.current().info.attempt > 1 }))),
     crmMarkContactFailed: (plan: CrmRunPlan, contact: CandidateVerdict, input: { researchId: string | null; error: string; outcome: 'failed' | 'not_researched' }): Promise<void> =>
       withHeartbeat(() => translated(() => markContactFailed(sync, plan, contact, input))),
+    /** A flush of ended contacts (docs/crm.md#batch-writes); a retry reads back what an earlier try did before writing again. */
+    crmWriteBatch: (plan: CrmRunPlan, items: ContactWriteItem[]): Promise<ContactWriteOutcome[]> =>
+      withHeartbeat(() => translated(() => writeContactsBatch(sync, plan, items, { isRetry: Context.current().info.attempt > 1 }))),
+    /** A researched contact's chat follow-up, once, in the webhook's turn. */
+    crmPostContactChat: (plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult['chat']> =>
+      withHeartbeat(async () => {
+        const data = await researchData(sync.em(), researchId);
+        return data ? postContactChat(sync, plan, contact, data) : 'none';
+      }),
     crmFinishRun: (plan: CrmRunPlan, input: { status: 'completed' | 'credits_exhausted' | 'failed'; reason: string | null; creditsUsed: number }) =>
       withHeartbeat(() => finishCrmRun(sync, plan, input, { onDigestQueued: nudgeDigest })),
     crmFinishNotRun: (runId: string, reason: string): Promise<void> => withHeartbeat(() => finishNotRun(sync, runId, reason)),

@@ -24,6 +24,21 @@ export interface CandidateSearch {
   found: number;
 }
 
+/** One contact handed to a batch write (docs/crm.md#batch-writes): how its research ended. */
+export interface ContactWriteItem {
+  contact: CandidateVerdict;
+  outcome: 'researched' | 'failed' | 'not_researched';
+  researchId: string | null;
+  error: string | null;
+}
+
+/** What the batch write made of a contact: researched (written, noted, `completed`), failed (and why), or not researched. */
+export interface ContactWriteOutcome {
+  contactId: string;
+  outcome: 'researched' | 'failed' | 'not_researched';
+  error: string | null;
+}
+
 export interface ContactOutcome {
   contactId: string;
   outcome: 'researched' | 'failed' | 'not_researched';
@@ -54,13 +69,13 @@ export const CRM_FAILURE_TYPES = {
 
 /**
  * Contacts a run researches at once (runs with the write-as-researched patch;
- * older runs replay with CRM_CONTACTS_IN_FLIGHT, 5). Matched to HubSpot's
- * budget rather than to the research: a contact costs ~3.4 HubSpot calls and
- * a portal takes 110 per 10 s (documented; our throttle 100), so a run of 50
- * (the settings' maximum) needs ~15.5 s of HubSpot's budget whatever we do.
- * With one contact's research at ~3.5–4 s (the bench's latencies), 13 at
- * once research 50 in 4 rounds, inside that time; fewer would make the
- * research the longer part, more would only queue at HubSpot's rate while
- * holding more of the research workers from the API's own jobs.
+ * older runs replay with CRM_CONTACTS_IN_FLIGHT, 5). Chosen when a contact
+ * cost ~3.4 HubSpot calls and a run of 50 needed ~15.5 s of a portal's
+ * budget: 13 at once research 50 in 4 rounds inside that time. With batch
+ * writes (docs/crm.md#batch-writes) a run spends a few calls in all and the
+ * research is the whole bound: ceil(contacts ÷ 13) rounds of one contact's
+ * research. More at once would shorten a run, at the price of more of the
+ * research workers held from the API's own jobs; the value is part of the
+ * recorded runs' shape (the replay tests hold it).
  */
 export const CRM_RUN_CONTACTS_IN_FLIGHT = 13;

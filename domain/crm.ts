@@ -2,6 +2,7 @@
 // settings, schedule cadences, HubSpot property names, and why a contact is
 // skipped. Pure types and functions: workflow code imports this module, so it
 // stays free of Node built-ins and I/O.
+import type { PropertyMapping } from './crm-write-rules.ts';
 
 export const CRM_SYNC_WORKFLOW_TYPE = 'crmSyncWorkflow';
 /** Custom search attributes (Keyword) on every CRM Schedule and run, so operators find them by account and product. */
@@ -47,6 +48,10 @@ export interface CrmSettings {
   active: boolean;
   /** Why it is paused when not by its owner: `disconnected`, `plan`, `token_revoked`, `account_deleted`; null otherwise. */
   pausedReason: string | null;
+  /** Research outputs written onto the portal's own properties too, each with its rule (domain/crm-write-rules.ts). */
+  propertyMappings: PropertyMapping[];
+  /** Null: off. Else completed contacts whose Enriched At is older than this many days are researched again. */
+  reEnrichAfterDays: number | null;
 }
 
 /**
@@ -87,13 +92,14 @@ export const crmPropertyName = (productId: number, field: CrmField) => `pe_${pro
 
 // ------------------------------------------------------------------ candidates
 
-export const SKIP_REASONS = ['no_email', 'invalid_email', 'free_mail', 'role_based'] as const;
+export const SKIP_REASONS = ['no_email', 'invalid_email', 'free_mail', 'role_based', 'duplicate_email'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 export const SKIP_REASON_LABELS: Record<SkipReason, string> = {
   no_email: 'no e-mail',
   invalid_email: 'invalid e-mail',
   free_mail: 'free-mail address',
   role_based: 'role-based mailbox',
+  duplicate_email: 'e-mail shared with another contact',
 };
 
 export interface CrmCandidate {
@@ -106,6 +112,10 @@ export interface CrmCandidate {
 export interface CandidateVerdict extends CrmCandidate {
   /** Null: taken for research. */
   skipped: SkipReason | null;
+  /** `duplicate_email`: the contact taken (or completed before) with the same e-mail; we never merge contacts. */
+  duplicateOf?: string;
+  /** Taken again by re-enrichment: when it was last enriched. */
+  enrichedAt?: string;
 }
 
 /** What a sync run did, counted (run row, summary, digest and dashboard). */
@@ -117,7 +127,7 @@ export interface CrmRunCounts {
   creditsUsed: number;
 }
 
-export const emptySkipCounts = (): Record<SkipReason, number> => ({ no_email: 0, invalid_email: 0, free_mail: 0, role_based: 0 });
+export const emptySkipCounts = (): Record<SkipReason, number> => ({ no_email: 0, invalid_email: 0, free_mail: 0, role_based: 0, duplicate_email: 0 });
 
 /** The link to a contact's record in HubSpot's app (`appBase` is https://app.hubspot.com, or a stand-in's). */
 export const hubspotContactUrl = (appBase: string, portalId: number, contactId: string) => `${appBase.replace(/\/+$/, '')}/contacts/${portalId}/record/0-1/${contactId}`;

@@ -2,37 +2,57 @@
 // and kept in PostgreSQL (every API process shares it), read again only when
 // the owner asks (docs/crm.md#settings). The page's live progress comes from
 // our own records, so an open page spends none of the portal's HubSpot budget.
+// One listing call gives both what can be a lead score and what a write-rule
+// mapping can write (docs/crm.md#write-rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ScoreProperty } from '../integrations/hubspot/score-properties.ts';
+import type { MappableProperty } from '../domain/crm-write-rules.ts';
+import { mappablePropertiesOf } from '../integrations/hubspot/mappable-properties.ts';
+import { scorePropertiesOf, type PropertyMetadata, type ScoreProperty } from '../integrations/hubspot/score-properties.ts';
 
-export interface PortalScoreProperties {
+export interface PortalProperties {
   portalId: number;
-  properties: ScoreProperty[];
+  scoreProperties: ScoreProperty[];
+  mappableProperties: MappableProperty[];
   /** When they were read from HubSpot. */
   readAt: Date;
 }
 
 /**
- * The portal's lead-score candidates: the stored ones for this portal, else
- * (none stored, another portal's, or `refresh`) read with `read` and stored.
+ * The portal's lead-score candidates and mappable properties: the stored
+ * ones for this portal, else (none stored, another portal's, stored before
+ * mappable properties were kept, or `refresh`) read with `read` and stored.
  */
-export async function portalScoreProperties(
+export async function portalProperties(
   em: EntityManager,
   input: { accountId: number; portalId: number; refresh?: boolean; now: Date },
-  read: () => Promise<ScoreProperty[]>,
-): Promise<PortalScoreProperties> {
+  read: () => Promise<PropertyMetadata[]>,
+): Promise<PortalProperties> {
   if (!input.refresh) {
-    const [stored]: Array<{ score_properties: ScoreProperty[]; read_at: Date }> = await em.execute(
-      'select score_properties, read_at from crm_portal_metadata where account_id = ? and portal_id = ?',
+    const [stored]: Array<{ score_properties: ScoreProperty[]; mappable_properties: MappableProperty[] | null; read_at: Date }> = await em.execute(
+      'select score_properties, mappable_properties, read_at from crm_portal_metadata where account_id = ? and portal_id = ?',
       [input.accountId, input.portalId],
     );
-    if (stored) return { portalId: input.portalId, properties: stored.score_properties, readAt: new Date(stored.read_at) };
+    if (stored?.mappable_properties) {
+      return { portalId: input.portalId, scoreProperties: stored.score_properties, mappableProperties: stored.mappable_properties, readAt: new Date(stored.read_at) };
+    }
   }
-  const properties = await read();
+  const all = await read();
+  const scoreProperties = scorePropertiesOf(all);
+  const mappableProperties = mappablePropertiesOf(all);
   await em.execute(
-    `insert into crm_portal_metadata (account_id, portal_id, score_properties, read_at) values (?, ?, ?, ?)
-     on conflict (account_id) do update set portal_id = excluded.portal_id, score_properties = excluded.score_properties, read_at = excluded.read_at`,
-    [input.accountId, input.portalId, JSON.stringify(properties), input.now],
+    `insert into crm_portal_metadata (account_id, portal_id, score_properties, mappable_properties, read_at) values (?, ?, ?, ?, ?)
+     on conflict (account_id) do update set portal_id = excluded.portal_id, score_properties = excluded.score_properties,
+       mappable_properties = excluded.mappable_properties, read_at = excluded.read_at`,
+    [input.accountId, input.portalId, JSON.stringify(scoreProperties), JSON.stringify(mappableProperties), input.now],
   );
-  return { portalId: input.portalId, properties, readAt: input.now };
+  return { portalId: input.portalId, scoreProperties, mappableProperties, readAt: input.now };
+}
+
+/** The mappable properties as last read for this portal (a run's write rules go by them); none stored: empty. */
+export async function storedMappableProperties(em: EntityManager, accountId: number, portalId: number): Promise<MappableProperty[]> {
+  const [stored]: Array<{ mappable_properties: MappableProperty[] | null }> = await em.execute(
+    'select mappable_properties from crm_portal_metadata where account_id = ? and portal_id = ?',
+    [accountId, portalId],
+  );
+  return stored?.mappable_properties ?? [];
 }

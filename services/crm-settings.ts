@@ -6,6 +6,7 @@ import { lookup } from 'node:dns/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { CADENCES, CRM_DEFAULTS, RESEARCH_LIMIT_MAX, type CrmSettings } from '../domain/crm.ts';
+import { canMapOnto, CRM_MAPPABLE_FIELD_LABELS, CRM_MAPPABLE_FIELDS, WRITE_RULES, type MappableProperty, type PropertyMapping } from '../domain/crm-write-rules.ts';
 import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
 import { isPrivateAddress } from '../integrations/web/private-address.ts';
 
@@ -25,10 +26,28 @@ export const ZCrmSettingsInput = z.object({
   digestEnabled: z.boolean(),
   digestEmail: z.string().trim().max(254).nullable(),
   active: z.boolean(),
+  propertyMappings: z
+    .array(z.object({
+      field: z.enum(CRM_MAPPABLE_FIELDS, { error: 'Choose which research output to write.' }),
+      property: z.string().trim().min(1, 'Choose the HubSpot property to write.').max(100).regex(/^[a-z0-9_]+$/, 'Choose one of the portal\u2019s properties.'),
+      rule: z.enum(WRITE_RULES, { error: 'Choose only fill when empty, overwrite, or never.' }),
+    }), { error: 'Invalid mappings.' })
+    .max(CRM_MAPPABLE_FIELDS.length, `At most ${CRM_MAPPABLE_FIELDS.length} mappings, one per research output.`)
+    .default([]),
+  reEnrichAfterDays: z
+    .number({ error: 'Enter a number of days from 1 to 365.' })
+    .int('Enter a whole number of days from 1 to 365.')
+    .min(1, 'Enter a number of days from 1 to 365.')
+    .max(365, 'Enter a number of days from 1 to 365.')
+    .nullable()
+    .default(null),
 });
-export type CrmSettingsInput = z.infer<typeof ZCrmSettingsInput>;
+/** What a caller sends (mappings and re-enrichment may be left out: none, off). */
+export type CrmSettingsInput = z.input<typeof ZCrmSettingsInput>;
+/** What validation returns. */
+export type CrmSettingsValues = z.output<typeof ZCrmSettingsInput>;
 
-export type FieldErrors = Partial<Record<keyof CrmSettingsInput, string>>;
+export type FieldErrors = Partial<Record<keyof CrmSettingsValues, string>>;
 
 export class CrmSettingsInvalid extends Error {
   readonly fields: FieldErrors;
@@ -41,6 +60,8 @@ export class CrmSettingsInvalid extends Error {
 export interface SettingsChecks {
   /** The portal's properties that can be a lead score (integrations/hubspot/score-properties.ts), when a connection exists (null: not checked). */
   scoreProperties: string[] | null;
+  /** The portal's properties a mapping can write (integrations/hubspot/mappable-properties.ts); null: not connected, so no mapping can be saved. */
+  mappableProperties: MappableProperty[] | null;
   /** The chat stand-in's base URL (local development and tests), whose loopback http URLs are accepted. */
   chatSandboxUrl: string | null;
   resolve?(host: string): Promise<string[]>;
@@ -49,12 +70,12 @@ export interface SettingsChecks {
 const resolveAll = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** Parses and checks the input; throws CrmSettingsInvalid with a message per field. */
-export async function validateCrmSettings(raw: unknown, checks: SettingsChecks): Promise<CrmSettingsInput> {
+export async function validateCrmSettings(raw: unknown, checks: SettingsChecks): Promise<CrmSettingsValues> {
   const parsed = ZCrmSettingsInput.safeParse(raw);
   const fields: FieldErrors = {};
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      const field = String(issue.path[0] ?? 'cadence') as keyof CrmSettingsInput;
+      const field = String(issue.path[0] ?? 'cadence') as keyof CrmSettingsValues;
       fields[field] ??= issue.message;
     }
     throw new CrmSettingsInvalid(fields);
@@ -64,12 +85,34 @@ export async function validateCrmSettings(raw: unknown, checks: SettingsChecks):
     fields.scoreProperty = `${input.scoreProperty} is not a HubSpot number property that can be a lead score. If you created it just now, reload the properties from HubSpot.`;
   }
   if (input.digestEmail !== null && !isValidEmail(input.digestEmail)) fields.digestEmail = 'Enter an e-mail address, or leave it empty for the account e-mail.';
+  const mappingProblem = mappingsProblem(input.propertyMappings, checks.mappableProperties);
+  if (mappingProblem) fields.propertyMappings = mappingProblem;
   if (input.chatWebhookUrl !== null) {
     const problem = await webhookProblem(input.chatWebhookUrl, checks);
     if (problem) fields.chatWebhookUrl = problem;
   }
   if (Object.keys(fields).length > 0) throw new CrmSettingsInvalid(fields);
   return input;
+}
+
+/** Each output mapped once, each property written by one output, onto a property of the portal that fits it. */
+function mappingsProblem(mappings: PropertyMapping[], mappable: MappableProperty[] | null): string | null {
+  if (mappings.length === 0) return null;
+  if (mappable === null) return 'Connect HubSpot to write onto its properties.';
+  const byName = new Map(mappable.map((property) => [property.name, property]));
+  const fields = new Set<string>();
+  const properties = new Set<string>();
+  for (const mapping of mappings) {
+    const label = CRM_MAPPABLE_FIELD_LABELS[mapping.field];
+    const target = byName.get(mapping.property);
+    if (!target) return `${mapping.property} is not a HubSpot text or number property we can write. If you created it just now, reload the properties from HubSpot.`;
+    if (!canMapOnto(mapping.field, target)) return `${target.label} (${target.name}) is a number: only Company Employees can be written to it.`;
+    if (fields.has(mapping.field)) return `${label} is mapped twice: map each research output once.`;
+    if (properties.has(mapping.property)) return `${target.label} (${target.name}) is mapped twice: one research output per property.`;
+    fields.add(mapping.field);
+    properties.add(mapping.property);
+  }
+  return null;
 }
 
 /** An https URL whose host resolves only to public addresses (no SSRF into our network); the local stand-in excepted. */
@@ -110,6 +153,8 @@ interface SettingsRow {
   digest_email: string | null;
   active: boolean;
   paused_reason: string | null;
+  property_mappings: PropertyMapping[];
+  re_enrich_after_days: number | null;
 }
 
 export interface StoredCrmSettings extends CrmSettings {
@@ -131,6 +176,8 @@ const fromRow = (row: SettingsRow): StoredCrmSettings => ({
   digestEmail: row.digest_email,
   active: row.active,
   pausedReason: row.paused_reason,
+  propertyMappings: row.property_mappings ?? [],
+  reEnrichAfterDays: row.re_enrich_after_days,
   chatWebhookDisabled: row.chat_webhook_disabled_at ? { at: new Date(row.chat_webhook_disabled_at), reason: row.chat_webhook_disabled_reason ?? '' } : null,
 });
 
@@ -139,7 +186,7 @@ export function defaultCrmSettings(accountId: number, productId: number): Stored
   return {
     productId, accountId, cadence: CRM_DEFAULTS.cadence, hourUtc: CRM_DEFAULTS.hourUtc, scoreProperty: CRM_DEFAULTS.scoreProperty, minScore: CRM_DEFAULTS.minScore,
     skipFreeMail: CRM_DEFAULTS.skipFreeMail, skipRoleBased: CRM_DEFAULTS.skipRoleBased, researchLimit: CRM_DEFAULTS.researchLimit, chatWebhookUrl: null,
-    digestEnabled: CRM_DEFAULTS.digestEnabled, digestEmail: null, active: false, pausedReason: null, chatWebhookDisabled: null,
+    digestEnabled: CRM_DEFAULTS.digestEnabled, digestEmail: null, active: false, pausedReason: null, propertyMappings: [], reEnrichAfterDays: null, chatWebhookDisabled: null,
   };
 }
 
@@ -160,11 +207,12 @@ export async function listAccountCrmSettings(em: EntityManager, accountId: numbe
 export async function saveCrmSettings(em: EntityManager, accountId: number, productId: number, input: CrmSettingsInput, now: Date): Promise<StoredCrmSettings> {
   const [row]: SettingsRow[] = await em.execute(
     `insert into crm_integration (product_id, account_id, cadence, hour_utc, score_property, min_score, skip_free_mail, skip_role_based, research_limit,
-       chat_webhook_url, digest_enabled, digest_email, active, paused_reason, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       chat_webhook_url, digest_enabled, digest_email, active, paused_reason, property_mappings, re_enrich_after_days, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (product_id) do update set cadence = excluded.cadence, hour_utc = excluded.hour_utc, score_property = excluded.score_property,
        min_score = excluded.min_score, skip_free_mail = excluded.skip_free_mail, skip_role_based = excluded.skip_role_based,
        research_limit = excluded.research_limit, digest_enabled = excluded.digest_enabled, digest_email = excluded.digest_email,
+       property_mappings = excluded.property_mappings, re_enrich_after_days = excluded.re_enrich_after_days,
        chat_webhook_disabled_at = case when crm_integration.chat_webhook_url is distinct from excluded.chat_webhook_url then null else crm_integration.chat_webhook_disabled_at end,
        chat_webhook_disabled_reason = case when crm_integration.chat_webhook_url is distinct from excluded.chat_webhook_url then null else crm_integration.chat_webhook_disabled_reason end,
        chat_webhook_url = excluded.chat_webhook_url,
@@ -175,7 +223,7 @@ export async function saveCrmSettings(em: EntityManager, accountId: number, prod
      returning *`,
     [
       productId, accountId, input.cadence, input.hourUtc, input.scoreProperty, input.minScore, input.skipFreeMail, input.skipRoleBased, input.researchLimit,
-      input.chatWebhookUrl, input.digestEnabled, input.digestEmail, input.active, null, now, now,
+      input.chatWebhookUrl, input.digestEnabled, input.digestEmail, input.active, null, JSON.stringify(input.propertyMappings ?? []), input.reEnrichAfterDays ?? null, now, now,
     ],
   );
   if (!row) throw new Error(`product ${productId} is not account ${accountId}'s`);

@@ -1,24 +1,24 @@
 // The steps of a CRM sync run (docs/decisions.md#crm-integration), each
 // idempotent so that an activity retried after a crash repeats nothing that
 // shows: the run row is keyed by the run's workflow id; candidates are
-// claimed in a ledger per (product, portal, contact), which also keeps a
-// contact completed even while HubSpot's search still shows it (its index
-// lags); the note id and the chat post are recorded there, so a retried
-// write makes no second note or message.
+// claimed in a ledger per (product, portal, contact) (services/crm-candidates.ts),
+// which also keeps a contact completed even while HubSpot's search still
+// shows it (its index lags); the note id and the chat post are recorded
+// there, so a retried write makes no second note or message. Runs write
+// their contacts in batches (services/crm-batch-write.ts); the one-contact
+// write below serves runs started before that.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   crmGroupName, crmPropertyName, CRM_FIELDS, CRM_STATUS_VALUES, emptySkipCounts, hubspotContactUrl,
   type CandidateVerdict, type CrmRunCounts, type CrmSettings, type SkipReason,
 } from '../domain/crm.ts';
 import { contactChatMessage, crmContentProperties, crmNoteHtml, runSummaryChatMessage, skippedSummary, type ChatMessage } from '../domain/crm-messages.ts';
-import type { CandidateSearch, CrmRunPlan } from '../domain/crm-sync-contract.ts';
-import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
-import { classifyEmail } from '../domain/email-classification.ts';
+import type { CrmRunPlan } from '../domain/crm-sync-contract.ts';
 import { PLANS, type PlanName } from '../domain/plans.ts';
 import type { ResearchData } from '../domain/research-reply.ts';
 import type { ChatPostResult } from '../integrations/chat/slack-webhook.ts';
 import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
-import { createHubSpotCrm, type ContactPage, type HubSpotCrm, type RetryPolicy } from '../integrations/hubspot/crm-client.ts';
+import { createHubSpotCrm, type HubSpotCrm, type RetryPolicy } from '../integrations/hubspot/crm-client.ts';
 import { HubSpotRejected } from '../integrations/hubspot/errors.ts';
 import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
 import { crmDigestEmail, crmWebhookDisabledEmail } from '../integrations/mail/templates/crm.ts';
@@ -37,10 +37,6 @@ export interface CrmSyncDeps {
   retry?: Partial<RetryPolicy>;
   fetch?: typeof fetch;
 }
-
-/** HubSpot search pages: well under the documented 200, and never past the 10,000-result cap. */
-const SEARCH_PAGE = 100;
-const SEARCH_CAP = 10_000;
 
 export function crmClientFor(deps: CrmSyncDeps, accountId: number, portalId: number): HubSpotCrm {
   return createHubSpotCrm({
@@ -94,7 +90,9 @@ export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number;
 /**
  * The product's group `pe_<id>` and its properties, created on first use;
  * existing ones are left as they are. One listing call finds what exists, so
- * a run after the first spends one HubSpot call here, not one per property.
+ * a run after the first spends one HubSpot call here; the missing ones are
+ * created with the group (a 409: it exists) in one batch call, so a first
+ * run spends three.
  */
 export async function ensureCrmProperties(deps: CrmSyncDeps, plan: CrmRunPlan): Promise<void> {
   const settings = plan.settings!;
@@ -103,145 +101,25 @@ export async function ensureCrmProperties(deps: CrmSyncDeps, plan: CrmRunPlan): 
   const missing = CRM_FIELDS.map((field, index) => ({ field, index })).filter(({ field }) => !existing.has(crmPropertyName(settings.productId, field.field)));
   if (missing.length === 0) return;
   const group = crmGroupName(settings.productId);
-  await crm.ensureGroup(group, `Prospect Enrichment: ${plan.productName}`.slice(0, 100));
-  // Side by side: the portal's throttle keeps them within HubSpot's limits.
-  await Promise.all(missing.map(({ field, index }) =>
-    crm.createProperty({
-      name: crmPropertyName(settings.productId, field.field),
-      label: `${field.label} (${plan.productName})`.slice(0, 100),
-      type: field.type,
-      fieldType: field.fieldType,
-      groupName: group,
-      description: `Written by Prospect Enrichment for ${plan.productName}.`,
-      ...(field.type === 'enumeration'
-        ? { options: CRM_STATUS_VALUES.map((value, order) => ({ label: value.replace('_', ' '), value, displayOrder: order, hidden: false })) }
-        : {}),
-      displayOrder: index,
-    }),
-  ));
+  await crm.createGroup(group, `Prospect Enrichment: ${plan.productName}`.slice(0, 100));
+  const created = await crm.createProperties(missing.map(({ field, index }) => ({
+    name: crmPropertyName(settings.productId, field.field),
+    label: `${field.label} (${plan.productName})`.slice(0, 100),
+    type: field.type,
+    fieldType: field.fieldType,
+    groupName: group,
+    description: `Written by Prospect Enrichment for ${plan.productName}.`,
+    ...(field.type === 'enumeration'
+      ? { options: CRM_STATUS_VALUES.map((value, order) => ({ label: value.replace('_', ' '), value, displayOrder: order, hidden: false })) }
+      : {}),
+    displayOrder: index,
+  })));
+  // Without its properties the run cannot write anything: a refusal here ends it.
+  const [refused] = created.refused;
+  if (refused) throw new HubSpotRejected(400, { category: 'VALIDATION_ERROR', message: `HubSpot refused the property ${refused[0]}: ${refused[1]}` });
 }
 
-function verdictOf(settings: CrmSettings, email: string | null): SkipReason | null {
-  if (!email || email.trim() === '') return 'no_email';
-  const normalised = normaliseEmail(email);
-  if (!isValidEmail(normalised)) return 'invalid_email';
-  const classification = classifyEmail(normalised);
-  if (settings.skipFreeMail && (classification.isFreeMail || classification.isDisposable)) return 'free_mail';
-  if (settings.skipRoleBased && classification.isRoleBased) return 'role_based';
-  return null;
-}
-
-/**
- * The contacts the run would take, highest score first: score at or above the
- * minimum and status not `completed` (two filter groups: how NEQ treats an
- * unset property is not documented), paged until the limit is reached.
- * `exclude` drops contacts the ledger knows are done or held by another run.
- */
-export async function searchCandidates(crm: HubSpotCrm, settings: CrmSettings, exclude: (contactId: string) => boolean = () => false): Promise<CandidateSearch> {
-  const status = crmPropertyName(settings.productId, 'status');
-  const score = { propertyName: settings.scoreProperty, operator: 'GTE', value: String(settings.minScore) };
-  const taken: CandidateVerdict[] = [];
-  const skipped: CandidateVerdict[] = [];
-  let after: string | null = null;
-  let seen = 0;
-  // Before the first run the status property does not exist yet, and HubSpot refuses a filter on it:
-  // then no contact can be completed, and the score alone decides (a preview creates nothing).
-  let hasStatus = true;
-  const search = (cursor: string | null) =>
-    crm.searchContacts({
-      filterGroups: hasStatus
-        ? [
-            { filters: [score, { propertyName: status, operator: 'NOT_HAS_PROPERTY' }] },
-            { filters: [score, { propertyName: status, operator: 'NOT_IN', values: ['completed'] }] },
-          ]
-        : [{ filters: [score] }],
-      properties: ['email', 'firstname', 'lastname', 'company', settings.scoreProperty, ...(hasStatus ? [status] : [])],
-      sort: { propertyName: settings.scoreProperty, direction: 'DESCENDING' },
-      limit: SEARCH_PAGE,
-      after: cursor,
-    });
-  do {
-    const page: ContactPage = await search(after).catch((error: unknown) => {
-      if (!(hasStatus && error instanceof HubSpotRejected && error.status === 400 && error.message.includes(status))) throw error;
-      hasStatus = false;
-      return search(after);
-    });
-    for (const contact of page.contacts) {
-      if (taken.length >= settings.researchLimit) break;
-      if (exclude(contact.id)) continue;
-      seen++;
-      const email = contact.properties.email ?? null;
-      const name = [contact.properties.firstname, contact.properties.lastname].filter(Boolean).join(' ') || null;
-      const scoreValue = contact.properties[settings.scoreProperty];
-      const verdict: CandidateVerdict = { contactId: contact.id, email: email ? normaliseEmail(email) : null, name, score: scoreValue ? Number(scoreValue) : null, skipped: verdictOf(settings, email) };
-      (verdict.skipped ? skipped : taken).push(verdict);
-    }
-    after = page.next;
-  } while (taken.length < settings.researchLimit && after !== null && Number(after) + SEARCH_PAGE <= SEARCH_CAP);
-  return { taken, skipped, found: seen };
-}
-
-/** What a preview shows: the same search and filters, nothing recorded or claimed. */
-export async function previewCrmRun(deps: CrmSyncDeps, settings: CrmSettings, portalId: number): Promise<CandidateSearch> {
-  const done = await ledgerDone(deps.em(), settings.productId, portalId);
-  return searchCandidates(crmClientFor(deps, settings.accountId, portalId), settings, (id) => done.has(id));
-}
-
-async function ledgerDone(em: EntityManager, productId: number, portalId: number): Promise<Set<string>> {
-  const rows: Array<{ contact_id: string }> = await em.execute(
-    `select s.contact_id from crm_contact_state s left join crm_sync_run r on r.id = s.run_id
-     where s.product_id = ? and s.portal_id = ? and (s.status = 'completed' or (s.status = 'in_progress' and r.status = 'running'))`,
-    [productId, portalId],
-  );
-  return new Set(rows.map((row) => row.contact_id));
-}
-
-/**
- * Searches, filters, and claims the taken contacts for this run in the
- * ledger, recording every candidate on the run. A retry of the same run finds
- * its own claims and takes the same contacts again.
- */
-export async function findAndClaimCandidates(deps: CrmSyncDeps, plan: CrmRunPlan): Promise<CandidateSearch> {
-  const settings = plan.settings!;
-  const em = deps.em();
-  const already: Array<{ contact_id: string; email: string | null; name: string | null; score: string | null; outcome: string; skip_reason: SkipReason | null }> = await em.execute(
-    'select contact_id, email, name, score, outcome, skip_reason from crm_sync_contact where run_id = ? order by position',
-    [plan.runId],
-  );
-  if (already.length > 0) {
-    const verdicts = already.map((row) => ({ contactId: row.contact_id, email: row.email, name: row.name, score: row.score === null ? null : Number(row.score), skipped: row.skip_reason }));
-    return { taken: verdicts.filter((each) => !each.skipped), skipped: verdicts.filter((each) => each.skipped), found: verdicts.length };
-  }
-  const done = await ledgerDone(em, settings.productId, plan.portalId!);
-  const search = await searchCandidates(crmClientFor(deps, settings.accountId, plan.portalId!), settings, (id) => done.has(id));
-  const now = deps.clock();
-  return em.transactional(async (tx) => {
-    const taken: CandidateVerdict[] = [];
-    for (const contact of search.taken) {
-      // Another run may have claimed it since the search: the claim decides.
-      const claimed: unknown[] = await tx.execute(
-        `insert into crm_contact_state (product_id, portal_id, contact_id, status, run_id, updated_at) values (?, ?, ?, 'in_progress', ?, ?)
-         on conflict (product_id, portal_id, contact_id) do update set status = 'in_progress', run_id = excluded.run_id, updated_at = excluded.updated_at, chat_posted_at = null, note_id = null
-         where crm_contact_state.status = 'failed' or crm_contact_state.run_id = excluded.run_id
-           or (crm_contact_state.status = 'in_progress' and not exists (select 1 from crm_sync_run r where r.id = crm_contact_state.run_id and r.status = 'running'))
-         returning contact_id`,
-        [settings.productId, plan.portalId, contact.contactId, plan.runId, now],
-      );
-      if (claimed.length > 0) taken.push(contact);
-    }
-    const all = [...taken.map((each) => ({ ...each, outcome: 'taken' })), ...search.skipped.map((each) => ({ ...each, outcome: 'skipped' }))];
-    for (const [position, contact] of all.entries()) {
-      await tx.execute(
-        `insert into crm_sync_contact (run_id, contact_id, position, email, name, score, outcome, skip_reason) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-        [plan.runId, contact.contactId, position, contact.email, contact.name, contact.score, contact.outcome, contact.skipped],
-      );
-    }
-    await tx.execute('update crm_sync_run set found = ? where id = ?', [search.skipped.length + taken.length, plan.runId]);
-    return { taken, skipped: search.skipped, found: search.skipped.length + taken.length };
-  });
-}
-
-async function researchData(em: EntityManager, researchId: string): Promise<ResearchData | null> {
+export async function researchData(em: EntityManager, researchId: string): Promise<ResearchData | null> {
   const [row]: Array<{ status: string; completed_reply: string | null }> = await em.execute('select status, completed_reply from research_job where id = ?', [researchId]);
   if (row?.status !== 'completed' || !row.completed_reply) return null;
   return (JSON.parse(row.completed_reply) as { data: ResearchData }).data;
@@ -295,22 +173,37 @@ export async function writeResearchedContact(
   );
   await em.execute(`update crm_sync_contact set outcome = 'researched', research_id = ? where run_id = ? and contact_id = ?`, [researchId, plan.runId, contact.contactId]);
 
-  let chat: ContactWriteResult['chat'] = 'none';
-  if (state?.chat_posted_at) chat = 'already';
-  else if (settings.chatWebhookUrl) {
-    const message = contactChatMessage({
-      productName: plan.productName,
-      contactName: contact.name ?? contact.email ?? `Contact ${contact.contactId}`,
-      email: contact.email ?? '',
-      contactUrl: hubspotContactUrl(deps.hubspot.appBase, plan.portalId!, contact.contactId),
-      data,
-    });
-    chat = await postChat(deps, plan, message);
-    if (chat === 'posted') {
-      await em.execute('update crm_contact_state set chat_posted_at = ? where product_id = ? and portal_id = ? and contact_id = ?', [deps.clock(), settings.productId, plan.portalId, contact.contactId]);
-    }
-  }
+  const chat = state?.chat_posted_at ? 'already' : await postContactChat(deps, plan, contact, data);
   return { noteId, chat };
+}
+
+/**
+ * The contact's chat follow-up, once: none without a webhook (or with one
+ * disabled since the run began), `already` when the ledger says it went out.
+ */
+export async function postContactChat(deps: CrmSyncDeps, plan: CrmRunPlan, contact: CandidateVerdict, data: ResearchData): Promise<ContactWriteResult['chat']> {
+  const settings = plan.settings!;
+  const em = deps.em();
+  if (!settings.chatWebhookUrl) return 'none';
+  const [state]: Array<{ chat_posted_at: Date | null; disabled_at: Date | null }> = await em.execute(
+    `select s.chat_posted_at, i.chat_webhook_disabled_at as disabled_at from crm_contact_state s join crm_integration i on i.product_id = s.product_id
+     where s.product_id = ? and s.portal_id = ? and s.contact_id = ?`,
+    [settings.productId, plan.portalId, contact.contactId],
+  );
+  if (state?.chat_posted_at) return 'already';
+  if (state?.disabled_at) return 'none';
+  const message = contactChatMessage({
+    productName: plan.productName,
+    contactName: contact.name ?? contact.email ?? `Contact ${contact.contactId}`,
+    email: contact.email ?? '',
+    contactUrl: hubspotContactUrl(deps.hubspot.appBase, plan.portalId!, contact.contactId),
+    data,
+  });
+  const chat = await postChat(deps, plan, message);
+  if (chat === 'posted') {
+    await em.execute('update crm_contact_state set chat_posted_at = ? where product_id = ? and portal_id = ? and contact_id = ?', [deps.clock(), settings.productId, plan.portalId, contact.contactId]);
+  }
+  return chat;
 }
 
 /** A contact whose research failed or was not started: `failed` in the ledger and in HubSpot (tried again next run). */

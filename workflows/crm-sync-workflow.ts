@@ -1,9 +1,11 @@
-import { ApplicationFailure, CancellationScope, isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { RESEARCH_DEADLINE_MS } from '../domain/research-contract.ts';
 import { CRM_CONTACTS_IN_FLIGHT, type FanoutItemOutcome } from '../domain/research-fanout.ts';
 import type { CrmActivities } from '../activities/crm-sync.ts';
 import { emptySkipCounts, type CandidateVerdict } from '../domain/crm.ts';
-import { CRM_FAILURE_TYPES, CRM_RUN_CONTACTS_IN_FLIGHT, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult } from '../domain/crm-sync-contract.ts';
+import {
+  CRM_FAILURE_TYPES, CRM_RUN_CONTACTS_IN_FLIGHT, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult,
+} from '../domain/crm-sync-contract.ts';
 import { crmDatabase, crmHubSpot } from './activity-profiles.ts';
 import { researchFanout } from './research-fanout.ts';
 import { loggedError } from '../domain/logged-error.ts';
@@ -24,13 +26,24 @@ const WRITES_IN_FLIGHT = 4;
  */
 const WRITE_AS_RESEARCHED_PATCH = 'crm-write-as-researched';
 
+/**
+ * Runs from this patch on hand ended contacts to a buffer that is written in
+ * batches (docs/crm.md#batch-writes): a notes batch/create and a contacts
+ * batch/update per flush, instead of three calls per contact. Runs started
+ * before it replay the write-as-researched shape.
+ */
+const BATCH_WRITES_PATCH = 'crm-batch-writes';
+/** A flush takes at most HubSpot's batch size. */
+const FLUSH_CONTACTS = 100;
+/**
+ * A contact ended waits at most this long for others to share its flush: two
+ * HubSpot calls per flush, so a run of 50 spends a few flushes, not 150
+ * calls; the last contacts are written as soon as the research ends.
+ */
+const FLUSH_INTERVAL = '5 seconds';
+
 /** What the research of one taken contact came to. */
-export interface ContactResearch {
-  contact: CandidateVerdict;
-  outcome: 'researched' | 'failed' | 'not_researched';
-  researchId: string | null;
-  error: string | null;
-}
+export type ContactResearch = ContactWriteItem;
 
 /**
  * Researches the taken contacts: one child research workflow and one credit
@@ -105,7 +118,7 @@ export async function runCrmSync(input: CrmSyncInput, researchContacts: Research
     await hubspot.crmEnsureProperties(plan);
     const candidates = await hubspot.crmFindCandidates(plan);
     if (patched(WRITE_AS_RESEARCHED_PATCH)) {
-      const writer = writeBackAsResearched(plan);
+      const writer = patched(BATCH_WRITES_PATCH) ? writeBackInBatches(plan) : writeBackAsResearched(plan);
       const research = await researchContacts(plan, candidates.taken, { inFlight: CRM_RUN_CONTACTS_IN_FLIGHT, onContactEnd: writer.add, shouldStop: writer.hasFailed });
       creditsUsed = research.creditsUsed;
       if (research.outOfCredits) {
@@ -211,4 +224,63 @@ function writeBackAsResearched(plan: CrmRunPlan) {
       if (failure) throw failure.error;
     },
   };
+}
+
+/**
+ * Ended contacts buffered and written in batches, one flush at a time
+ * (`crmWriteBatch`: per contact its own outcome, a refused one failed alone):
+ * a flush goes when FLUSH_CONTACTS have ended, FLUSH_INTERVAL after the
+ * first of them, or at once when the research is over. Researched contacts'
+ * chat follow-ups go out in order behind the flushes, never holding them up.
+ * A flush that fails for good (a dead grant, a 403, HubSpot down) ends the
+ * run as a write-back always did: `hasFailed` stops the fan-out taking
+ * contacts, and `done` throws it once the chats under way have ended.
+ */
+function writeBackInBatches(plan: CrmRunPlan) {
+  const buffer: ContactResearch[] = [];
+  let isClosed = false;
+  let failure: { error: unknown } | null = null;
+  let chats: Promise<void> = Promise.resolve();
+  const flushes = (async () => {
+    for (;;) {
+      await condition(() => buffer.length > 0 || isClosed);
+      if (buffer.length === 0) return;
+      if (!isClosed) await condition(() => buffer.length >= FLUSH_CONTACTS || isClosed, FLUSH_INTERVAL);
+      const batch = buffer.splice(0, FLUSH_CONTACTS);
+      let outcomes: ContactWriteOutcome[];
+      try {
+        outcomes = await hubspot.crmWriteBatch(plan, batch);
+      } catch (error) {
+        failure = { error };
+        return;
+      }
+      if (!plan.settings!.chatWebhookUrl) continue;
+      const written = new Set(outcomes.filter((outcome) => outcome.outcome === 'researched').map((outcome) => outcome.contactId));
+      const ready = batch.filter((item) => written.has(item.contact.contactId));
+      chats = chats.then(() => postChats(plan, ready));
+    }
+  })();
+  return {
+    add(item: ContactResearch): void {
+      if (!failure) buffer.push(item);
+    },
+    hasFailed: (): boolean => failure !== null,
+    async done(): Promise<void> {
+      isClosed = true;
+      await flushes;
+      await chats;
+      if (failure) throw failure.error;
+    },
+  };
+}
+
+/** One chat follow-up per contact, in order; a message that cannot go out is logged, never the run's end. */
+async function postChats(plan: CrmRunPlan, items: ContactResearch[]): Promise<void> {
+  for (const item of items) {
+    try {
+      await database.crmPostContactChat(plan, item.contact, item.researchId!);
+    } catch (error) {
+      log.warn('CRM chat follow-up not posted', { runId: plan.runId, contactId: item.contact.contactId, error: loggedError(error) });
+    }
+  }
 }

@@ -2,13 +2,14 @@
 // HubSpot stand-in: the plan gate, connecting through HubSpot's consent
 // (state bound to the session, single-use), settings with field errors, the
 // Schedule following them, the preview, the portal's score properties read
-// once, disconnect and account deletion.
+// once, write rules and re-enrichment, disconnect and account deletion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { crmScheduleId } from '../../services/crm-schedules.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { addPortalNumberProperty } from '../helpers/hubspot-portal.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;
@@ -165,6 +166,47 @@ describe('the CRM page API', () => {
     expect((await alice.put(`/app/api/crm/products/${productId}/settings`, validSettings())).status).toBe(200);
     // Bob has no connection.
     expect((await bob.get('/app/api/crm/score-properties')).status).not.toBe(200);
+  });
+
+  it('write rules and re-enrichment (issue 28): properties a mapping can write, field errors, saved, and the preview\'s writes and credits', async () => {
+    // A number property the portal's admins added: known once the properties are read again.
+    addPortalNumberProperty(crm.hubspot);
+    const portal = await alice.post('/app/api/crm/score-properties/refresh');
+    const mappable = portal.body.mappableProperties as Array<{ name: string; type: string }>;
+    expect(mappable).toEqual(expect.arrayContaining([{ name: 'industry', label: 'Industry', type: 'string' }, { name: 'numberofemployees', label: 'Number of Employees', type: 'number' }]));
+    // Never an identity, a value HubSpot keeps, or a product's own property.
+    for (const name of ['email', 'hubspotscore', 'hs_object_id', 'createdate']) expect(mappable.map((each) => each.name)).not.toContain(name);
+    expect(mappable.some((each) => each.name.startsWith('pe_'))).toBe(false);
+
+    const put = (extra: Record<string, unknown>) => alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), ...extra });
+    const cases: Array<[Record<string, unknown>, Record<string, string>]> = [
+      [{ propertyMappings: [{ field: 'company_industry', property: 'no_such_one', rule: 'fill_empty' }] }, { propertyMappings: expect.stringContaining('no_such_one is not a HubSpot text or number property') }],
+      [{ propertyMappings: [{ field: 'company_industry', property: 'numberofemployees', rule: 'fill_empty' }] }, { propertyMappings: 'Number of Employees (numberofemployees) is a number: only Company Employees can be written to it.' }],
+      [{ propertyMappings: [{ field: 'company_industry', property: 'industry', rule: 'fill_empty' }, { field: 'company_industry', property: 'jobtitle', rule: 'overwrite' }] }, { propertyMappings: 'Company Industry is mapped twice: map each research output once.' }],
+      [{ propertyMappings: [{ field: 'company_industry', property: 'industry', rule: 'fill_empty' }, { field: 'prospect_summary', property: 'industry', rule: 'overwrite' }] }, { propertyMappings: 'Industry (industry) is mapped twice: one research output per property.' }],
+      [{ propertyMappings: [{ field: 'company_industry', property: 'industry', rule: 'sometimes' }] }, { propertyMappings: 'Choose only fill when empty, overwrite, or never.' }],
+      [{ reEnrichAfterDays: 0 }, { reEnrichAfterDays: 'Enter a number of days from 1 to 365.' }],
+      [{ reEnrichAfterDays: 400 }, { reEnrichAfterDays: 'Enter a number of days from 1 to 365.' }],
+    ];
+    for (const [body, fields] of cases) {
+      const reply = await put(body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.fields, JSON.stringify(body)).toEqual(fields);
+    }
+
+    const mappings = [{ field: 'company_industry', property: 'industry', rule: 'fill_empty' }, { field: 'company_employees', property: 'numberofemployees', rule: 'overwrite' }];
+    expect((await put({ propertyMappings: mappings, reEnrichAfterDays: 30 })).status).toBe(200);
+    const product = await alice.get(`/app/api/crm/products/${productId}`);
+    expect(product.body.settings).toMatchObject({ propertyMappings: mappings, reEnrichAfterDays: 30 });
+    const preview = await alice.get(`/app/api/crm/products/${productId}/preview`);
+    expect(preview.body).toMatchObject({ credits: 3, reEnriched: 0, reEnrichAfterDays: 30 });
+    expect(preview.body.taken[0].writes).toEqual([
+      { field: 'company_industry', property: 'industry', rule: 'fill_empty', current: null, action: 'fill', value: null },
+      { field: 'company_employees', property: 'numberofemployees', rule: 'overwrite', current: null, action: 'fill', value: null },
+    ]);
+    // Left out, as older clients send: none, off.
+    expect((await put({})).status).toBe(200);
+    expect((await alice.get(`/app/api/crm/products/${productId}`)).body.settings).toMatchObject({ propertyMappings: [], reEnrichAfterDays: null });
   });
 
   it('disconnect revokes the token at HubSpot and pauses every integration of the account; settings stay', async () => {

@@ -52,6 +52,7 @@ afterAll(async () => {
 describe('a CRM sync run', () => {
   it('researches the top contacts and writes properties, one note each, chat messages, a digest; credits and counts add up', async () => {
     const { accountId, productId } = await integration({ chatWebhookUrl: `${crm.chat.url}${hook('full')}` });
+    const since = new Date().toISOString();
     const result = await run(productId);
     expect(result.status).toBe('completed');
     expect(result.counts.researched + result.counts.failed).toBe(5);
@@ -91,6 +92,14 @@ describe('a CRM sync run', () => {
     // Nothing stays in progress.
     const leftovers = await em().execute(`select count(*)::int as n from crm_contact_state where product_id = ? and status = 'in_progress'`, [productId]);
     expect(leftovers[0].n).toBe(0);
+    // Written in batches (issue 28): per flush one notes batch/create and one contacts batch/update, never a call per contact.
+    const { calls } = (await (await fetch(`${crm.hubspot.url}/__admin/calls?since=${encodeURIComponent(since)}`)).json()) as { calls: Array<{ method: string; path: string; portalId: number | null }> };
+    const writes = calls.filter((call) => call.method !== 'GET' && call.path.startsWith('/crm/v3/objects/')).map((call) => `${call.method} ${call.path}`);
+    expect(writes.filter((call) => !call.endsWith('/search') && !call.includes('/batch/'))).toEqual([]);
+    const flushes = writes.filter((call) => call === 'POST /crm/v3/objects/notes/batch/create').length;
+    expect(flushes).toBeGreaterThanOrEqual(1);
+    expect(flushes).toBeLessThanOrEqual(2);
+    expect(writes.filter((call) => call === 'POST /crm/v3/objects/contacts/batch/update')).toHaveLength(flushes);
 
     // A second run researches nobody already completed and writes no second note.
     const notesBefore = crm.hubspot.portal().notes.size;

@@ -48,7 +48,7 @@ it('a worker SIGKILLed with a HubSpot write in flight: another worker writes the
     args: [{ productId, trigger: 'manual' }],
   });
   const writeInFlight = async () =>
-    ((await handle.describe()).raw.pendingActivities ?? []).some((activity) => activity.activityType?.name === 'crmWriteContact' && activity.lastStartedTime);
+    ((await handle.describe()).raw.pendingActivities ?? []).some((activity) => activity.activityType?.name === 'crmWriteBatch' && activity.lastStartedTime);
   await expect.poll(writeInFlight, { timeout: 120_000, interval: 250 }).toBe(true);
   // A second in flight, heartbeating.
   await new Promise((resolve) => setTimeout(resolve, 1_000));

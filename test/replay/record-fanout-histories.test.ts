@@ -139,4 +139,30 @@ describe.runIf(process.env.RECORD_HISTORIES === '1')('record fan-out histories',
     expect(eventsOf(history)).toContain('markerRecordedEventAttributes');
     save('crm-sync-written-as-researched', history);
   }, 180_000);
+
+  it('crm-sync-batch-writes: a sync run whose contacts are written in batches as they end, chat follow-ups behind (patch crm-batch-writes)', async () => {
+    const accountId = await stack.createAccount('growth');
+    await stack.createKey(accountId);
+    const [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
+    await crm.connect(em(), accountId);
+    await saveCrmSettings(em(), accountId, productId, {
+      cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 4,
+      chatWebhookUrl: `${crm.chat.url}/services/T1/B1/replay-batch`, digestEnabled: true, digestEmail: null, active: true,
+    }, new Date());
+    const handle = await stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
+      workflowId: `crm-run-${productId}-recorded-batch`,
+      taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
+      args: [{ productId, trigger: 'manual' }],
+    });
+    const result = (await handle.result()) as CrmSyncResult;
+    expect(result).toMatchObject({ status: 'completed', counts: { creditsUsed: 4 } });
+    const history = await handle.fetchHistory();
+    // Both patches' markers, the batch write and the chat follow-ups: this history stands for runs of the batched shape.
+    expect(eventsOf(history).filter((type) => type === 'markerRecordedEventAttributes')).toHaveLength(2);
+    const activities = (history.events ?? []).map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    expect(activities).toContain('crmWriteBatch');
+    expect(activities).not.toContain('crmWriteContact');
+    expect(activities.filter((name) => name === 'crmPostContactChat')).toHaveLength(result.counts.researched);
+    save('crm-sync-batch-writes', history);
+  }, 180_000);
 });

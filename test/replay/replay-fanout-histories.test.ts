@@ -20,9 +20,10 @@ beforeAll(() => {
   installTemporalLogging(createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent'), 'WARN');
 });
 
-it('cover the list run (completed, continued as new, cancelled, out of credits) and CRM sync runs (written back after all the research, and as each contact\'s research ends)', () => {
+it('cover the list run (completed, continued as new, cancelled, out of credits) and CRM sync runs (written back after all the research, as each contact\'s research ends, and in batches)', () => {
   expect(FILES).toEqual([
-    'crm-sync-completed.json', 'crm-sync-written-as-researched.json', 'list-run-cancelled.json', 'list-run-completed.json', 'list-run-continued.json', 'list-run-out-of-credits.json',
+    'crm-sync-batch-writes.json', 'crm-sync-completed.json', 'crm-sync-written-as-researched.json',
+    'list-run-cancelled.json', 'list-run-completed.json', 'list-run-continued.json', 'list-run-out-of-credits.json',
   ]);
 });
 

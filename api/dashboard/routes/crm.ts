@@ -6,10 +6,11 @@ import { PLANS } from '../../../domain/plans.ts';
 import { HubSpotAuthRevoked, HubSpotUnavailable } from '../../../integrations/hubspot/errors.ts';
 import type { Crm } from '../../../services/crm.ts';
 import { consumeOAuthState, createOAuthState, getConnection, saveConnection } from '../../../services/crm-connections.ts';
-import { portalScoreProperties } from '../../../services/crm-portal-metadata.ts';
+import { previewCrmRun } from '../../../services/crm-candidates.ts';
+import { portalProperties } from '../../../services/crm-portal-metadata.ts';
 import { crmScheduleNextRuns } from '../../../services/crm-schedules.ts';
 import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm-settings.ts';
-import { crmClientFor, previewCrmRun } from '../../../services/crm-sync.ts';
+import { crmClientFor } from '../../../services/crm-sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { Client } from '@temporalio/client';
 import { readJsonBody } from '../../read-json-body.ts';
@@ -144,9 +145,11 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const product = await productOf(em, account.id, ctx.params.productId);
     const body = await readJsonBody(ctx);
     const portalId = await connectedPortal(em, account.id);
-    const scoreProperties = portalId !== null ? (await scorePropertiesOf(crm, em, account.id, portalId, false)).properties.map((each) => each.name) : null;
+    const portal = portalId !== null ? await propertiesOf(crm, em, account.id, portalId, false) : null;
     try {
-      const input = await validateCrmSettings(body, { scoreProperties, chatSandboxUrl: crm.config.chatSandboxUrl });
+      const input = await validateCrmSettings(body, {
+        scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, chatSandboxUrl: crm.config.chatSandboxUrl,
+      });
       if (input.active && portalId === null) throw new CrmSettingsInvalid({ active: 'Connect HubSpot before turning the integration on.' });
       const saved = await saveCrmSettings(em, account.id, product.id, input, deps.clock());
       await crm.reconcile([product.id]);
@@ -159,20 +162,21 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
   });
 
   /**
-   * The connected portal's contact properties that can be a lead score, read
-   * from HubSpot once and kept (services/crm-portal-metadata.ts); `refresh`
-   * reads them again, for a property created in HubSpot since.
+   * The connected portal's contact properties that can be a lead score, and
+   * those a write-rule mapping can write, read from HubSpot once and kept
+   * (services/crm-portal-metadata.ts); `refresh` reads them again, for a
+   * property created in HubSpot since.
    */
-  const scorePropertiesOf = (crm: Crm, em: EntityManager, accountId: number, portalId: number, refresh: boolean) =>
-    portalScoreProperties(em, { accountId, portalId, refresh, now: deps.clock() }, () => crmClientFor(crm.syncDeps, accountId, portalId).scoreProperties()).catch(unavailable);
+  const propertiesOf = (crm: Crm, em: EntityManager, accountId: number, portalId: number, refresh: boolean) =>
+    portalProperties(em, { accountId, portalId, refresh, now: deps.clock() }, () => crmClientFor(crm.syncDeps, accountId, portalId).contactProperties()).catch(unavailable);
   const scorePropertiesReply = async (ctx: { state: DashboardState; body: unknown }, refresh: boolean) => {
     requirePlan(ctx);
     const crm = crmOf();
     const { account, em } = ctx.state;
     const portalId = await connectedPortal(em, account.id);
     if (portalId === null) throw new AppError('crm_not_connected', 'Connect HubSpot to choose a lead score property.');
-    const read = await scorePropertiesOf(crm, em, account.id, portalId, refresh);
-    ctx.body = { portalId: read.portalId, properties: read.properties, readAt: read.readAt.toISOString() };
+    const read = await propertiesOf(crm, em, account.id, portalId, refresh);
+    ctx.body = { portalId: read.portalId, properties: read.scoreProperties, mappableProperties: read.mappableProperties, readAt: read.readAt.toISOString() };
   };
   router.get('/crm/score-properties', (ctx) => scorePropertiesReply(ctx, false));
   router.post('/crm/score-properties/refresh', (ctx) => scorePropertiesReply(ctx, true));
@@ -188,8 +192,12 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const preview = await previewCrmRun(crm.syncDeps, settings, portalId).catch(unavailable);
     const link = (contactId: string) => hubspotContactUrl(crm.config.appBase, portalId, contactId);
     ctx.body = {
-      taken: preview.taken.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId) })),
-      skipped: preview.skipped.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId) })),
+      taken: preview.taken.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId), writes: preview.writes[contact.contactId] ?? [] })),
+      skipped: preview.skipped.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId), writes: [] })),
+      // What the run costs: a credit per contact taken, those researched again (re-enrichment) among them.
+      credits: preview.taken.length,
+      reEnriched: preview.taken.filter((contact) => contact.enrichedAt).length,
+      reEnrichAfterDays: settings.reEnrichAfterDays,
     };
   });
 

@@ -192,6 +192,7 @@ export async function measureCrm(
 
 export function formatCrmResults(result: CrmBenchResult): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const criticalPath = Math.ceil(result.contacts / result.inFlight) * result.researchPathMs;
   const kinds = Object.entries(result.calls.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ');
   return [
     `CRM sync run (Run now): ${result.contacts} contacts, ${result.inFlight} researched at once: ${result.status}, ${result.researched} researched, ${result.failed} failed`,
@@ -199,6 +200,8 @@ export function formatCrmResults(result: CrmBenchResult): string {
     `  HubSpot calls: ${result.calls.general} general + ${result.calls.search} search = ${result.callsPerContact} per researched contact (${kinds}; token calls are not rate limited); ${result.calls.rateLimited} answered 429`,
     `  before the first job ${s(result.phases.beforeResearchMs)}, first job submitted → last completed ${s(result.phases.researchMs)}, then ${s(result.phases.afterResearchMs)} to the run's end; a job's submitted → completed p50 ${s(result.phases.jobP50Ms)}, max ${s(result.phases.jobMaxMs)}`,
     `  peak ${result.peakPer10s} calls per 10 s (documented limit ${result.limitPer10s}, our throttle ${result.throttle.callsPer10s}); peak ${result.peakSearchesPerSecond} searches per second (limit ${result.searchLimitPerSecond}, throttle ${result.throttle.searchesPerSecond})`,
+    // Issue 28's targets, by the figures scripts/lib/bench/figures.ts names crm.hubspot_calls_per_contact, crm.run_s and crm.critical_path_s.
+    `  research critical path ceil(${result.contacts} ÷ ${result.inFlight}) × ${s(result.researchPathMs)} = ${s(criticalPath)}; wall − critical path ${s(result.wallMs - criticalPath)} (target ≤ 5 s); ${result.callsPerContact} HubSpot calls per contact (target ≤ 0.2)`,
   ].join('\n');
 }
 
