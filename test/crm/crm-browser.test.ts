@@ -1,8 +1,9 @@
 // The CRM page in Chromium, by role and label, with an axe scan of each
 // state: connect through the HubSpot stand-in's consent page, settings with
-// a field error then saved, the lead score properties and their reload, the
-// next run, the preview, Run now and its results, and the preview read again
-// when the run ends.
+// a field error then saved, the lead score properties and their reload, write
+// rules and re-enrichment with their field errors, the next run, the preview
+// (what each contact gets written and what it costs), Run now and its
+// results, and the preview read again when the run ends.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
@@ -10,6 +11,7 @@ import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { crmScheduleId } from '../../services/crm-schedules.ts';
 import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
+import { addPortalNumberProperty } from '../helpers/hubspot-portal.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -28,6 +30,7 @@ beforeAll(async () => {
   await ensureDashboardBuilt();
   mail = await startTestMailSandbox();
   crm = await startCrmFixture({ world: createWorld(), em });
+  addPortalNumberProperty(crm.hubspot);
   stack = await startTestStack({ apiEnv: { ...mail.env, ...crm.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
   crmWorker = await startTestCrmWorker(stack, crm);
   browser = await launchChromium();
@@ -122,6 +125,49 @@ describe('the CRM page in Chromium', () => {
     await expectAccessible(page);
     await fetch(`${crm.hubspot.url}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ on: 'all', serverErrorNext: 0 }) });
 
+    // Write rules (issue 28): research outputs mapped onto the portal's own properties, each with its rule; re-enrichment.
+    await settings.getByRole('button', { name: 'Add a property mapping' }).click();
+    const mapping1 = settings.getByRole('group', { name: 'Mapping 1' });
+    expect(await mapping1.getByRole('combobox', { name: 'Research output' }).inputValue()).toBe('Company Industry');
+    await mapping1.getByRole('combobox', { name: 'HubSpot property' }).click();
+    // A text output is offered text properties only: no number, no e-mail, no value HubSpot keeps.
+    const offeredProperties = await page.getByRole('listbox').getByRole('option').allInnerTexts();
+    expect(offeredProperties).toContain('Industry (industry)');
+    expect(offeredProperties.some((option) => /numberofemployees|\(email\)|hubspotscore|hs_object_id/.test(option))).toBe(false);
+    await page.getByRole('option', { name: 'Industry (industry)' }).click();
+    expect(await mapping1.getByRole('combobox', { name: 'Rule' }).inputValue()).toBe('Only fill when empty');
+    await settings.getByRole('button', { name: 'Add a property mapping' }).click();
+    const mapping2 = settings.getByRole('group', { name: 'Mapping 2' });
+    expect(await mapping2.getByRole('combobox', { name: 'Research output' }).inputValue()).toBe('Company Employees');
+    await mapping2.getByRole('combobox', { name: 'HubSpot property' }).click();
+    await page.getByRole('option', { name: 'Number of Employees (numberofemployees)' }).click();
+    await mapping2.getByRole('combobox', { name: 'Rule' }).click();
+    await page.getByRole('option', { name: 'Overwrite' }).click();
+    // A third onto a property already written: the server says which.
+    await settings.getByRole('button', { name: 'Add a property mapping' }).click();
+    const mapping3 = settings.getByRole('group', { name: 'Mapping 3' });
+    await mapping3.getByRole('combobox', { name: 'HubSpot property' }).click();
+    await page.getByRole('option', { name: 'Industry (industry)' }).click();
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await settings.getByRole('alert').filter({ hasText: 'Industry (industry) is mapped twice: one research output per property.' }).waitFor();
+    await expectAccessible(page);
+    await mapping3.getByRole('button', { name: 'Remove mapping 3' }).click();
+    await settings.getByRole('switch', { name: 'Research completed contacts again' }).check();
+    const days = settings.getByRole('textbox', { name: 'Research again after (days)' });
+    await days.fill('0');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => accessibleDescription(days)).toContain('Enter a number of days from 1 to 365.');
+    await expectAccessible(page);
+    await days.fill('30');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    const storedRules = async () => (await em().execute('select property_mappings, re_enrich_after_days from crm_integration where product_id = ?', [productId]))[0];
+    await expect.poll(storedRules).toEqual({
+      property_mappings: [{ field: 'company_industry', property: 'industry', rule: 'fill_empty' }, { field: 'company_employees', property: 'numberofemployees', rule: 'overwrite' }],
+      re_enrich_after_days: 30,
+    });
+    await page.getByRole('status').filter({ hasText: 'Settings saved' }).waitFor();
+    await expectAccessible(page);
+
     // A contact whose name is as long as HubSpot allows (65,536 characters) is shown cut to a readable length (issue 25).
     const added = await fetch(`${crm.hubspot.url}/__admin/contacts`, {
       method: 'POST',
@@ -129,10 +175,26 @@ describe('the CRM page in Chromium', () => {
       body: JSON.stringify({ contacts: [{ email: 'long.name@gmail.com', firstname: 'L'.repeat(65_000), lastname: 'Long', hubspotscore: 99 }] }),
     });
     expect(added.status).toBe(201);
+    // The top contact already has an industry of its own: the preview says it is left alone.
+    const top = [...crm.hubspot.portal().contacts.values()].find((contact) => contact.properties.hubspotscore === '99' && !contact.properties.email?.endsWith('@gmail.com'))!;
+    Object.assign(top.properties, { industry: 'Retail' });
+    Object.assign(top.indexed, { industry: 'Retail' });
+    // A second contact with the top one's e-mail: flagged, never researched or written twice.
+    const copy = await fetch(`${crm.hubspot.url}/__admin/contacts`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contacts: [{ email: top.properties.email!.toUpperCase(), firstname: 'Copy', lastname: 'Of Top', hubspotscore: 98 }] }),
+    });
+    expect(copy.status).toBe(201);
     await page.getByRole('button', { name: 'Preview the next run' }).click();
     const preview = page.getByRole('table', { name: 'Contacts of the next run' });
     await preview.waitFor();
     expect(await preview.getByRole('row').filter({ hasText: 'Researched' }).count()).toBe(3);
+    await page.getByText('The next run researches 3 contacts for 3 credits.').waitFor();
+    expect(await preview.getByRole('row').filter({ hasText: 'Copy Of Top' }).getByRole('cell').allInnerTexts()).toEqual([top.properties.email!, '98', 'Nothing', 'Skipped: e-mail shared with another contact']);
+    const topRow = preview.getByRole('row').filter({ hasText: top.properties.email! });
+    expect(await topRow.getByRole('listitem').allInnerTexts()).toEqual([
+      'The product\'s properties', 'Company Industry → industry: left alone, it has a value (now “Retail”)', 'Company Employees → numberofemployees: filled',
+    ]);
+    expect(await preview.getByRole('row').filter({ hasText: 'Researched' }).filter({ hasText: 'Company Industry → industry: filled' }).count()).toBe(2);
     expect(await preview.getByRole('row').filter({ hasText: 'Skipped: free-mail address' }).count()).toBeGreaterThan(0);
     const longName = await preview.getByRole('row').filter({ hasText: 'long.name@gmail.com' }).getByRole('rowheader').innerText();
     expect(longName).toMatch(/^L{59}…$/);
@@ -162,6 +224,18 @@ describe('the CRM page in Chromium', () => {
     const first = contacts.getByRole('row').filter({ hasText: 'Researched' }).first();
     const hubspotLink = first.getByRole('link', { name: /in HubSpot$/ });
     expect(await hubspotLink.getAttribute('href')).toMatch(new RegExp(`^${crm.hubspot.url}/contacts/4000001/record/0-1/\\d+$`));
+    await expectAccessible(page);
+    // The run wrote the industry it found onto the contacts whose own was empty, and left the top contact's "Retail" alone.
+    expect(crm.hubspot.portal().contacts.get(top.id)!.properties.industry).toBe('Retail');
+
+    // Re-enrichment: a contact enriched longer ago than 30 days is the next run's again, a credit said in the preview.
+    const again = (await hubspotLink.getAttribute('href'))!.split('/').at(-1)!;
+    const longAgo = new Date(Date.now() - 40 * 86_400_000);
+    await em().execute('update crm_contact_state set updated_at = ? where product_id = ? and contact_id = ?', [longAgo, productId, again]);
+    for (const values of [crm.hubspot.portal().contacts.get(again)!.properties, crm.hubspot.portal().contacts.get(again)!.indexed]) values[`pe_${productId}_enriched_at`] = longAgo.toISOString();
+    await page.getByRole('button', { name: 'Preview the next run' }).click();
+    await preview.getByRole('row').filter({ hasText: /Researched again \(enriched / }).waitFor();
+    await page.getByText(/^The next run researches 3 contacts for 3 credits, 1 of them again: enriched more than 30 days ago\.$/).waitFor();
     await expectAccessible(page);
     await first.getByRole('link', { name: /^res_/ }).click();
     // The CRM page has a heading too: wait for the job page's own.

@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { Cadence, SkipReason } from '../../../../domain/crm.ts';
+import type { MappableProperty, MappingDecision, PropertyMapping } from '../../../../domain/crm-write-rules.ts';
 import type { PlanName } from '../../../../domain/plans.ts';
 import { api } from '../../lib/api-client.ts';
 
@@ -35,6 +36,8 @@ export interface CrmSettingsValues {
   digestEnabled: boolean;
   digestEmail: string | null;
   active: boolean;
+  propertyMappings: PropertyMapping[];
+  reEnrichAfterDays: number | null;
 }
 
 export interface CrmRunContact {
@@ -68,10 +71,11 @@ export interface CrmProductPage {
   runs: CrmRun[];
 }
 
-/** The portal's contact properties that can be a lead score, as read from HubSpot at `readAt`. */
+/** The portal's contact properties that can be a lead score, and those a mapping can write, as read from HubSpot at `readAt`. */
 export interface CrmScoreProperties {
   portalId: number;
   properties: Array<{ name: string; label: string }>;
+  mappableProperties: MappableProperty[];
   readAt: string;
 }
 
@@ -81,7 +85,22 @@ export interface CrmPreviewContact {
   name: string | null;
   score: number | null;
   skipped: SkipReason | null;
+  duplicateOf?: string;
+  /** Researched again (re-enrichment): when it was last enriched. */
+  enrichedAt?: string;
   hubspotUrl: string;
+  /** What the write rules would do to each mapped property. */
+  writes: MappingDecision[];
+}
+
+export interface CrmPreview {
+  taken: CrmPreviewContact[];
+  skipped: CrmPreviewContact[];
+  /** One per contact taken. */
+  credits: number;
+  /** Of those, researched again by re-enrichment. */
+  reEnriched: number;
+  reEnrichAfterDays: number | null;
 }
 
 export const crmQueryOptions = () => queryOptions({ queryKey: ['crm'], queryFn: () => api<CrmOverview>('/crm') });
@@ -103,7 +122,7 @@ export const useCrmProduct = (productId: number, startedRunId: string | null) =>
   });
 
 export const useCrmPreview = (productId: number, enabled: boolean) =>
-  useQuery({ queryKey: ['crm', productId, 'preview'], queryFn: () => api<{ taken: CrmPreviewContact[]; skipped: CrmPreviewContact[] }>(`/crm/products/${productId}/preview`), enabled });
+  useQuery({ queryKey: ['crm', productId, 'preview'], queryFn: () => api<CrmPreview>(`/crm/products/${productId}/preview`), enabled });
 
 /**
  * The preview lists the next run's contacts: once a run this page saw going

@@ -223,7 +223,7 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
             </Group>
             {isPreviewing && (
               <QueryState query={preview} label="the preview">
-                {(contacts) => <CrmPreviewTable taken={contacts.taken} skipped={contacts.skipped} />}
+                {(preview) => <CrmPreviewTable preview={preview} />}
               </QueryState>
             )}
           </Card>

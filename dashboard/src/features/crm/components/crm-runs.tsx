@@ -1,9 +1,10 @@
-import { Anchor, Badge, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, List, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { SKIP_REASON_LABELS, SKIP_REASONS } from '../../../../../domain/crm.ts';
+import { CRM_MAPPABLE_FIELD_LABELS, LEAVE_REASON_LABELS, type MappingDecision } from '../../../../../domain/crm-write-rules.ts';
 import { shortText } from '../../../../../domain/shown-text.ts';
 import { formatDateTime } from '../../../lib/format.ts';
-import type { CrmPreviewContact, CrmRun } from '../api.ts';
+import type { CrmPreview, CrmPreviewContact, CrmRun } from '../api.ts';
 
 const RUN_STATUS: Record<CrmRun['status'], string> = {
   running: 'Running',
@@ -29,37 +30,72 @@ const skippedText = (skipped: CrmRun['counts']['skipped']) =>
 // A contact's name and e-mail are whatever the CRM holds, of any length: shown cut to a readable length.
 const nameOf = (contact: { name: string | null; email: string | null; contactId: string }) => shortText(contact.name ?? contact.email ?? `Contact ${contact.contactId}`);
 
-/** The contacts the next run would take, and those it would skip with the reason. */
-export function CrmPreviewTable({ taken, skipped }: { taken: CrmPreviewContact[]; skipped: CrmPreviewContact[] }) {
+/** One mapped property's fate, as a sentence a sales person reads. */
+function decisionText(decision: MappingDecision): string {
+  const target = `${CRM_MAPPABLE_FIELD_LABELS[decision.field]} → ${decision.property}`;
+  const now = decision.current === null ? '' : ` (now “${shortText(decision.current)}”)`;
+  if (decision.action !== 'leave') return decision.action === 'fill' ? `${target}: filled` : `${target}: overwritten${now}`;
+  return `${target}: left alone, ${LEAVE_REASON_LABELS[decision.reason]}${now}`;
+}
+
+/** What a contact of the next run gets written, and what is left alone. */
+function WrittenCell({ contact }: { contact: CrmPreviewContact }) {
+  if (contact.skipped) return <>Nothing</>;
+  return (
+    <List size="sm" listStyleType="none" spacing={2}>
+      <List.Item>The product&apos;s properties</List.Item>
+      {contact.writes.map((decision) => (
+        <List.Item key={decision.property}>{decisionText(decision)}</List.Item>
+      ))}
+    </List>
+  );
+}
+
+const nextRunText = (contact: CrmPreviewContact) =>
+  contact.skipped ? `Skipped: ${SKIP_REASON_LABELS[contact.skipped]}` : contact.enrichedAt ? `Researched again (enriched ${formatDateTime(contact.enrichedAt)})` : 'Researched';
+
+/** The contacts the next run would take, what it would write, what it costs, and those it would skip with the reason. */
+export function CrmPreviewTable({ preview }: { preview: CrmPreview }) {
+  const { taken, skipped } = preview;
   if (taken.length + skipped.length === 0) return <Text c="dimmed">No contact reaches the minimum score right now.</Text>;
   const rows = [...taken, ...skipped].sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity));
   return (
-    <Table.ScrollContainer minWidth={600}>
-      <Table aria-label="Contacts of the next run" striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Contact</Table.Th>
-            <Table.Th scope="col">E-mail</Table.Th>
-            <Table.Th scope="col">Score</Table.Th>
-            <Table.Th scope="col">Next run</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((contact) => (
-            <Table.Tr key={contact.contactId}>
-              <Table.Th scope="row">
-                <Anchor href={contact.hubspotUrl} target="_blank" rel="noreferrer">
-                  {nameOf(contact)}
-                </Anchor>
-              </Table.Th>
-              <Table.Td>{contact.email ? shortText(contact.email) : '—'}</Table.Td>
-              <Table.Td>{contact.score ?? '—'}</Table.Td>
-              <Table.Td>{contact.skipped ? `Skipped: ${SKIP_REASON_LABELS[contact.skipped]}` : 'Researched'}</Table.Td>
+    <Stack gap="xs">
+      <Text>
+        The next run researches {taken.length === 1 ? '1 contact' : `${taken.length} contacts`} for {preview.credits === 1 ? '1 credit' : `${preview.credits} credits`}
+        {preview.reEnriched > 0 ? `, ${preview.reEnriched} of them again: enriched more than ${preview.reEnrichAfterDays} days ago` : ''}.
+      </Text>
+      <Table.ScrollContainer minWidth={800}>
+        <Table aria-label="Contacts of the next run" striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Contact</Table.Th>
+              <Table.Th scope="col">E-mail</Table.Th>
+              <Table.Th scope="col">Score</Table.Th>
+              <Table.Th scope="col">Written to HubSpot</Table.Th>
+              <Table.Th scope="col">Next run</Table.Th>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((contact) => (
+              <Table.Tr key={contact.contactId}>
+                <Table.Th scope="row">
+                  <Anchor href={contact.hubspotUrl} target="_blank" rel="noreferrer">
+                    {nameOf(contact)}
+                  </Anchor>
+                </Table.Th>
+                <Table.Td>{contact.email ? shortText(contact.email) : '—'}</Table.Td>
+                <Table.Td>{contact.score ?? '—'}</Table.Td>
+                <Table.Td>
+                  <WrittenCell contact={contact} />
+                </Table.Td>
+                <Table.Td>{nextRunText(contact)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
   );
 }
 

@@ -6,8 +6,10 @@ import { FormError } from '../../../components/auth-layout.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import type { CrmScoreProperties, CrmSettingsValues } from '../api.ts';
+import type { PropertyMapping } from '../../../../../domain/crm-write-rules.ts';
+import { CrmWriteRulesFields, type WriteRulesValues } from './crm-write-rules-fields.tsx';
 
-interface FormValues {
+interface FormValues extends WriteRulesValues {
   cadence: string;
   hourUtc: number | string;
   scoreProperty: string;
@@ -21,10 +23,16 @@ interface FormValues {
   active: boolean;
 }
 
+/** A re-enrichment turned on starts from this many days. */
+const RE_ENRICH_DAYS_DEFAULT = 90;
+
 const toForm = (settings: CrmSettingsValues): FormValues => ({
   ...settings,
   chatWebhookUrl: settings.chatWebhookUrl ?? '',
   digestEmail: settings.digestEmail ?? '',
+  propertyMappings: settings.propertyMappings.map((mapping) => ({ ...mapping })),
+  reEnrich: settings.reEnrichAfterDays !== null,
+  reEnrichAfterDays: settings.reEnrichAfterDays ?? RE_ENRICH_DAYS_DEFAULT,
 });
 
 // Numbers go to the server as typed (a blank stays blank): the server's checks name the field.
@@ -57,7 +65,12 @@ export function CrmSettingsForm(props: {
   }, [props.error, form, initial]);
 
   const properties = props.scoreProperties?.properties ?? [{ name: initial.scoreProperty, label: initial.scoreProperty }];
-  const submit = form.handleSubmit((values) =>
+  // The server's messages from the last save go first: one kept on the mappings (no input of its own) would block this one.
+  const submit = (event: React.FormEvent<HTMLFormElement>) => {
+    form.clearErrors();
+    return save(event);
+  };
+  const save = form.handleSubmit((values) =>
     props.onSave({
       cadence: values.cadence as CrmSettingsValues['cadence'],
       hourUtc: toNumber(values.hourUtc) as number,
@@ -70,6 +83,9 @@ export function CrmSettingsForm(props: {
       digestEnabled: values.digestEnabled,
       digestEmail: values.digestEmail.trim() || null,
       active: values.active,
+      // As chosen: the server checks each against the portal's properties and says which is wrong.
+      propertyMappings: values.propertyMappings as PropertyMapping[],
+      reEnrichAfterDays: values.reEnrich ? (toNumber(values.reEnrichAfterDays) as number) : null,
     }),
   );
 
@@ -154,6 +170,7 @@ export function CrmSettingsForm(props: {
           error={errors.chatWebhookUrl?.message}
           {...form.register('chatWebhookUrl')}
         />
+        <CrmWriteRulesFields control={form.control} errors={errors} mappable={props.scoreProperties?.mappableProperties ?? null} />
         <Checkbox label="E-mail a summary after each run that researched someone" {...form.register('digestEnabled')} error={errors.digestEnabled?.message} />
         <TextInput label="Summary address" description="Optional. Empty: the account e-mail." error={errors.digestEmail?.message} {...form.register('digestEmail')} />
         {!(props.error instanceof ApiError && Object.keys(props.error.fields).length > 0) && <FormError error={props.error} />}
