@@ -82,16 +82,25 @@ export async function pauseAccountIntegrations(em: EntityManager, accountId: num
 }
 
 export interface CrmTokens {
-  /** A live access token for the account's connection; `force` refreshes now. Throws HubSpotAuthRevoked for a dead grant. */
-  accessToken(accountId: number, options?: { force?: boolean }): Promise<{ token: string; portalId: number }>;
+  /**
+   * A live access token for the account's connection, as stored now.
+   * `refused`: HubSpot answered 401 to this token; it is refreshed only if it
+   * is still the stored one. Throws HubSpotAuthRevoked for a dead grant.
+   */
+  accessToken(accountId: number, options?: { refused?: string }): Promise<{ token: string; portalId: number }>;
   /** Revokes at HubSpot, forgets the tokens, pauses every integration. The paused product ids. */
   disconnect(accountId: number, reason?: 'disconnected' | 'account_deleted'): Promise<number[]>;
 }
 
 /**
- * Token access for workers and the API. Refreshes are single-flight twice
- * over: one promise per account in this process, and a row lock across
- * processes (a second refresher finds the token fresh once it gets the lock).
+ * Token access for workers and the API, one token per connection whatever
+ * the number of processes (docs/crm.md#tokens). Every call reads the stored
+ * token, so no process keeps using one another process has found dead. A
+ * refresh happens once per expiry: under the connection row's lock, after
+ * checking again that the stored token still needs it (one promise per
+ * account in this process, the lock across processes). A 401 first marks
+ * the refused token expired, if it is still the stored one, so that every
+ * process waits for the refresh instead of calling with it.
  */
 export function createCrmTokens(deps: {
   em: () => EntityManager;
@@ -103,11 +112,28 @@ export function createCrmTokens(deps: {
   onPaused?(productIds: number[]): Promise<void>;
 }): CrmTokens {
   const inFlight = new Map<number, Promise<{ token: string; portalId: number }>>();
-  // Tokens known fresh, so that most calls need no database round trip.
-  const cached = new Map<number, { token: string; portalId: number; expiresAt: number }>();
   const key = deps.config.tokenKey;
+  const isFresh = (expiresAt: Date | null) => expiresAt !== null && new Date(expiresAt).getTime() - REFRESH_EARLY_MS > deps.clock().getTime();
 
-  async function refreshLocked(accountId: number, force: boolean): Promise<{ token: string; portalId: number }> {
+  /** The stored token if it is live; null when it needs a refresh (or the connection is gone: the refresh says so). */
+  async function storedToken(accountId: number): Promise<{ token: string; portalId: number } | null> {
+    const [row]: Array<{ portal_id: string; access_token: string | null; access_expires_at: Date | null; status: string }> = await deps.em().execute(
+      'select portal_id, access_token, access_expires_at, status from crm_connection where account_id = ?',
+      [accountId],
+    );
+    if (!row || row.status !== 'connected' || !row.access_token || !isFresh(row.access_expires_at)) return null;
+    return { token: decryptToken(key, row.access_token, 'access'), portalId: Number(row.portal_id) };
+  }
+
+  /** HubSpot refused `token`: if it is still the stored one, it counts as expired from now on (by the database's clock). */
+  async function markRefused(accountId: number, token: string): Promise<void> {
+    const em = deps.em();
+    const [row]: Array<{ access_token: string | null }> = await em.execute('select access_token from crm_connection where account_id = ?', [accountId]);
+    if (!row?.access_token || decryptToken(key, row.access_token, 'access') !== token) return;
+    await em.execute('update crm_connection set access_expires_at = least(access_expires_at, now()) where account_id = ? and access_token = ?', [accountId, row.access_token]);
+  }
+
+  async function refreshLocked(accountId: number): Promise<{ token: string; portalId: number }> {
     const em = deps.em();
     let lost: { portalId: number; ownerEmail: string; connectedAt: Date } | null = null;
     const result = await em.transactional(async (tx) => {
@@ -120,18 +146,13 @@ export function createCrmTokens(deps: {
       if (!row || row.status !== 'connected' || !row.refresh_token) throw new HubSpotAuthRevoked(`account ${accountId} has no HubSpot connection`);
       const portalId = Number(row.portal_id);
       const now = deps.clock();
-      const fresh = row.access_token && row.access_expires_at && new Date(row.access_expires_at).getTime() - REFRESH_EARLY_MS > now.getTime();
-      if (fresh && !force) {
-        const token = decryptToken(key, row.access_token!, 'access');
-        cached.set(accountId, { token, portalId, expiresAt: new Date(row.access_expires_at!).getTime() });
-        return { token, portalId };
-      }
+      // Another process refreshed while this one waited for the lock.
+      if (row.access_token && isFresh(row.access_expires_at)) return { token: decryptToken(key, row.access_token, 'access'), portalId };
       try {
         const tokens = await deps.oauth.refresh(decryptToken(key, row.refresh_token, 'refresh'));
         await tx.execute('update crm_connection set access_token = ?, refresh_token = ?, access_expires_at = ?, refreshed_at = ? where account_id = ?', [
           encryptToken(key, tokens.accessToken, 'access'), encryptToken(key, tokens.refreshToken, 'refresh'), tokens.expiresAt, now, accountId,
         ]);
-        cached.set(accountId, { token: tokens.accessToken, portalId, expiresAt: tokens.expiresAt.getTime() });
         return { token: tokens.accessToken, portalId };
       } catch (error) {
         if (!(error instanceof HubSpotAuthRevoked)) throw error;
@@ -162,18 +183,17 @@ export function createCrmTokens(deps: {
   }
 
   return {
-    accessToken(accountId, options = {}) {
-      const known = cached.get(accountId);
-      if (options.force) cached.delete(accountId);
-      else if (known && known.expiresAt - REFRESH_EARLY_MS > deps.clock().getTime()) return Promise.resolve({ token: known.token, portalId: known.portalId });
+    async accessToken(accountId, options = {}) {
+      if (options.refused !== undefined) await markRefused(accountId, options.refused);
+      const stored = await storedToken(accountId);
+      if (stored) return stored;
       const running = inFlight.get(accountId);
       if (running) return running;
-      const started = refreshLocked(accountId, options.force === true).finally(() => inFlight.delete(accountId));
+      const started = refreshLocked(accountId).finally(() => inFlight.delete(accountId));
       inFlight.set(accountId, started);
       return started;
     },
     async disconnect(accountId, reason = 'disconnected') {
-      cached.delete(accountId);
       const em = deps.em();
       const [row]: Array<{ refresh_token: string | null }> = await em.execute('select refresh_token from crm_connection where account_id = ?', [accountId]);
       // Revoked at HubSpot first: if HubSpot cannot be reached, nothing changes here and the owner can try again.

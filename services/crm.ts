@@ -1,8 +1,8 @@
 import { RESEARCH_PRIORITY_KEY } from '../domain/research-fanout.ts';
 // The CRM integration as one object for the API and the worker: its HubSpot
-// configuration, OAuth, tokens, throttle, and the operations that must move
-// the database and the Temporal Schedules together (pause, disconnect,
-// account deletion, plan changes, Run now).
+// configuration, OAuth, tokens, the portals' budget, and the operations that
+// must move the database and the Temporal Schedules together (pause,
+// disconnect, account deletion, plan changes, Run now).
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
@@ -10,10 +10,11 @@ import { CRM_SYNC_WORKFLOW_TYPE } from '../domain/crm.ts';
 import type { CrmSyncInput } from '../domain/crm-sync-contract.ts';
 import { loadHubSpotConfig, type HubSpotConfig } from '../integrations/hubspot/config.ts';
 import { createHubSpotOAuth, type HubSpotOAuth } from '../integrations/hubspot/oauth.ts';
-import { createPortalThrottle, type PortalThrottle } from '../integrations/hubspot/throttle.ts';
+import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
 import type { Env } from '../lib/env.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createCrmTokens, pauseAccountIntegrations, type CrmTokens } from './crm-connections.ts';
+import { createPortalBudget } from './crm-portal-budget.ts';
 import { CRM_ACCOUNT_ATTRIBUTE, CRM_PRODUCT_ATTRIBUTE, crmTaskQueue, reconcileCrmSchedule } from './crm-schedules.ts';
 import type { CrmSyncDeps } from './crm-sync.ts';
 
@@ -38,7 +39,8 @@ export function createCrm(deps: { orm: Orm; temporal: Client; env: Env; publicUr
   if (!config) return null;
   const em = () => deps.orm.em.fork();
   const oauth = createHubSpotOAuth(config);
-  const throttle = createPortalThrottle(config.limits);
+  // One budget per portal shared with every other process that calls it (docs/crm.md#rate-limits).
+  const throttle = createPortalBudget({ em, limits: config.limits });
   const reconcile = async (productIds: number[]) => {
     for (const productId of productIds) {
       try {

@@ -13,6 +13,7 @@ import { Migration20261125012500 } from './Migration20261125012500.ts';
 import { Migration20261125030500 } from './Migration20261125030500.ts';
 import { Migration20261126001000 } from './Migration20261126001000.ts';
 import { Migration20261126120000 } from './Migration20261126120000.ts';
+import { Migration20261127090000 } from './Migration20261127090000.ts';
 import { Migration20261127120000 } from './Migration20261127120000.ts';
 
 // Every migration, in order. Append new ones here.
@@ -32,5 +33,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261125030500', class: Migration20261125030500 },
   { name: 'Migration20261126001000', class: Migration20261126001000 },
   { name: 'Migration20261126120000', class: Migration20261126120000 },
+  { name: 'Migration20261127090000', class: Migration20261127090000 },
   { name: 'Migration20261127120000', class: Migration20261127120000 },
 ];

@@ -1,10 +1,12 @@
 // The HubSpot calls a CRM sync makes, through @hubspot/api-client with the
-// configured base path. Every call waits for its portal's throttle (search
-// apart), and is retried as HubSpot documents: 429 after Retry-After or the
-// policy's window (TEN_SECONDLY_ROLLING 10 s, SECONDLY 1 s; DAILY is not
-// retried), 423 after 2 s, 477 after Retry-After, 5xx and network errors with
-// a growing pause; a 401 once after a forced token refresh (a token expiring
-// mid-run). The SDK's own retry is off: it ignores Retry-After and the throttle.
+// configured base path. Every call waits for its portal's budget, shared by
+// every process (search apart), and is retried as HubSpot documents: 429
+// after Retry-After or the policy's window (TEN_SECONDLY_ROLLING 10 s,
+// SECONDLY 1 s; DAILY is not retried), the portal held off meanwhile; 423
+// after 2 s, 477 after Retry-After, 5xx and network errors with a growing
+// pause; a 401 once with the token stored after it (refreshed then, unless
+// another process already did: docs/crm.md#tokens). The SDK's own retry is
+// off: it ignores Retry-After and the budget.
 import { Client } from '@hubspot/api-client';
 import { HubSpotAuthRevoked, HubSpotRejected, HubSpotUnavailable } from './errors.ts';
 import { batchOutcomes, inBatches, type BatchOutcomes, type BatchReply } from './batch-results.ts';
@@ -93,8 +95,8 @@ export interface RetryPolicy {
 export const HUBSPOT_RETRY: RetryPolicy = { attempts: 5, tenSecondlyMs: 10_000, secondlyMs: 1_000, serverErrorBaseMs: 200, maxWaitMs: 15_000 };
 
 export interface AccessTokenSource {
-  /** A live access token; `force` refreshes even when the stored one looks valid (HubSpot said 401). */
-  (options?: { force?: boolean }): Promise<string>;
+  /** The live access token; `refused`: HubSpot said 401 to this one (refreshed unless another caller already did). */
+  (options?: { refused?: string }): Promise<string>;
 }
 
 const NOTE_TO_CONTACT = 202;
@@ -132,7 +134,7 @@ export function createHubSpotCrm(options: {
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
       await throttle.acquire(portalId, kind);
-      const token = await options.accessToken({ force: false });
+      const token = await options.accessToken();
       try {
         return await run(clientFor(token));
       } catch (error) {
@@ -148,12 +150,12 @@ export function createHubSpotCrm(options: {
         if (status === 401) {
           if (refreshed) throw new HubSpotAuthRevoked(`HubSpot refused a freshly refreshed token: ${JSON.stringify(body)}`);
           refreshed = true;
-          await options.accessToken({ force: true });
+          await options.accessToken({ refused: token });
           continue;
         }
         const wait = waitFor(status, body, headers, attempt);
         if (wait === null) throw new HubSpotRejected(status, body);
-        if (status === 429) throttle.holdOff(portalId, kind, wait);
+        if (status === 429) await throttle.holdOff(portalId, kind, wait);
         if (attempt >= retry.attempts || wait > retry.maxWaitMs || (status >= 500 && !isRepeatable)) throw new HubSpotUnavailable(`HubSpot answered ${status} ${attempt} time(s)`, status, wait);
         await sleep(wait);
       }

@@ -21,6 +21,8 @@ export const ZHubSpotFaults = z.object({
   /** The next N CRM calls (of `on`) answer 429 with this policy. */
   rateLimitNext: z.number().int().min(0).default(0),
   rateLimitPolicy: z.enum(['TEN_SECONDLY_ROLLING', 'SECONDLY', 'DAILY']).default('TEN_SECONDLY_ROLLING'),
+  /** A Retry-After (seconds) on those 429s. HubSpot documents none, but a client must honour one (a gateway in front may send it). */
+  rateLimitRetryAfterSeconds: z.number().int().min(1).nullable().default(null),
   /** The next N CRM calls (of `on`) answer this 5xx. */
   serverErrorNext: z.number().int().min(0).default(0),
   serverErrorStatus: z.number().int().min(500).max(599).default(502),

@@ -11,7 +11,7 @@
 //   v4 batch read; properties batch create): sandbox/hubspot/batch.ts.
 // - Limits and errors: sandbox/hubspot/limits.ts.
 // Test and developer routes live under /__admin (JSON) and / (an HTML page).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -111,7 +111,8 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
   let refreshTokens = new Map<string, RefreshToken>();
   let accessTokens = new Map<string, AccessToken>();
   let faults: HubSpotFaults = ZHubSpotFaults.parse({});
-  let calls: Array<{ at: string; method: string; path: string; portalId: number | null; status: number; kind: CallKind | 'admin' | 'page' | 'oauth' }> = [];
+  // `token`: which access token a CRM call carried (a hash's first characters, never the token), refused ones (401) included.
+  let calls: Array<{ at: string; method: string; path: string; portalId: number | null; status: number; kind: CallKind | 'admin' | 'page' | 'oauth'; token?: string }> = [];
 
   const reset = (people = options.people) => {
     const portal = seedPortal(options.world, new Date(), { people });
@@ -153,8 +154,9 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = req.method ?? 'GET';
+    const bearer = tokenLabel(req);
     const record = (kind: (typeof calls)[number]['kind'], portalId: number | null, status: number) =>
-      calls.push({ at: new Date().toISOString(), method, path, portalId, status, kind });
+      calls.push({ at: new Date().toISOString(), method, path, portalId, status, kind, ...(bearer !== null && kind !== 'oauth' ? { token: bearer } : {}) });
 
     // Developer page and admin JSON.
     if (method === 'GET' && path === '/') return sendHtml(res, 200, portalPage([...portals.values()], baseUrl()));
@@ -186,9 +188,15 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     }
 
     // Everything else needs a Bearer access token.
-    const access = authenticate(req);
-    const portal = portalOf(access.portalId);
     const kind = kindOf(method, path);
+    let access: AccessToken;
+    try {
+      access = authenticate(req);
+    } catch (error) {
+      record(kind, null, error instanceof HttpError ? error.status : 500);
+      throw error;
+    }
+    const portal = portalOf(access.portalId);
     if (faults.stallMs > 0 && (faults.on === 'all' ? kind !== 'token' : faults.on === kind)) await new Promise((resolve) => setTimeout(resolve, faults.stallMs));
     const faultStatus = await takeFault(kind);
     if (faultStatus) {
@@ -249,7 +257,10 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
   }
 
   function sendFault(res: ServerResponse, status: number, _portalId: number | null) {
-    if (status === 429) return sendJson(res, 429, rateLimitBody(faults.rateLimitPolicy, randomUUID()));
+    if (status === 429) {
+      if (faults.rateLimitRetryAfterSeconds !== null) res.setHeader('Retry-After', String(faults.rateLimitRetryAfterSeconds));
+      return sendJson(res, 429, rateLimitBody(faults.rateLimitPolicy, randomUUID()));
+    }
     return sendJson(res, status, { status: 'error', message: 'Service unavailable (sandbox fault)', correlationId: randomUUID(), category: 'INTERNAL_ERROR' });
   }
 
@@ -791,6 +802,12 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** Names the Bearer token a call carried, for the call log, without showing it. */
+function tokenLabel(req: IncomingMessage): string | null {
+  const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  return bearer ? createHash('sha256').update(bearer).digest('hex').slice(0, 12) : null;
 }
 
 /** Lower-case letters, digits and underscores, starting with a letter, at most 100 characters. */

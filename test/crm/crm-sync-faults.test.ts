@@ -106,11 +106,12 @@ describe('a CRM sync run when things go wrong', () => {
     const result = (await handle.result()) as CrmSyncResult;
     expect(result.status).toBe('completed');
     expect(result.counts.researched).toBe(3);
-    // The stored token still had ~30 minutes by our clock: only HubSpot's 401 (its log keeps no 401s) made us refresh.
-    // (Write-backs meeting the 401 side by side may each force one, one at a time.)
-    const refreshes = (await hubspotCalls(since)).filter((call) => call.kind === 'oauth');
-    expect(refreshes.length).toBeGreaterThanOrEqual(1);
-    expect(refreshes.every((call) => call.status === 200)).toBe(true);
+    // The stored token still had ~30 minutes by our clock: only HubSpot's 401 made us refresh, once,
+    // however many calls met the 401 side by side (docs/crm.md#tokens).
+    const calls = await hubspotCalls(since);
+    expect(calls.filter((call) => call.status === 401).length).toBeGreaterThanOrEqual(1);
+    const refreshes = calls.filter((call) => call.kind === 'oauth');
+    expect(refreshes.map((call) => call.status)).toEqual([200]);
     await expectWrittenOnce(result, productId, accountId, notesBefore);
     const [connection] = await em().execute('select status, refreshed_at from crm_connection where account_id = ?', [accountId]);
     expect(connection.status).toBe('connected');

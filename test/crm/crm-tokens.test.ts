@@ -1,7 +1,8 @@
 // The connection's tokens against PostgreSQL and the HubSpot stand-in:
-// refreshed before expiry, one refresh at a time, whatever refresh token
-// comes back kept, and a dead grant pausing the account's integrations and
-// telling the owner once.
+// refreshed before expiry, one refresh at a time, a token HubSpot refused
+// refreshed once across processes (and no more read by any of them), whatever
+// refresh token comes back kept, and a dead grant pausing the account's
+// integrations and telling the owner once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubSpotAuthRevoked } from '../../integrations/hubspot/errors.ts';
 import { decryptToken } from '../../integrations/hubspot/token-cipher.ts';
@@ -77,21 +78,58 @@ describe('CRM tokens', () => {
     expect(await tokenCalls()).toBe(callsBefore + 1);
   });
 
+  it('a token HubSpot refused (401) is refreshed once across processes, and none of them reads it again', async () => {
+    const refused = (await stored()).access!;
+    const callsBefore = await tokenCalls();
+    const [one, two] = [freshTokens(), freshTokens()];
+    // Both processes met the 401 with it, side by side, each with calls of its own.
+    const tokens = await Promise.all([one, two].flatMap((tokens) => [tokens.accessToken(accountId, { refused }), tokens.accessToken(accountId, { refused })]));
+    const renewed = (await stored()).access!;
+    expect(renewed).not.toBe(refused);
+    expect(tokens.map((each) => each.token)).toEqual([renewed, renewed, renewed, renewed]);
+    expect((await freshTokens().accessToken(accountId)).token).toBe(renewed);
+    expect(await tokenCalls()).toBe(callsBefore + 1);
+    // A 401 arriving late with the old token reads the stored one again: no second refresh.
+    expect((await freshTokens().accessToken(accountId, { refused })).token).toBe(renewed);
+    expect(await tokenCalls()).toBe(callsBefore + 1);
+  });
+
+  it('after a 401, every process waits for the refresh instead of reading the refused token', async () => {
+    const refused = (await stored()).access!;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => void (release = resolve));
+    // The refresh of the process that met the 401 is slow: what do the others read meanwhile?
+    const slowOAuth = { ...crm.oauth, refresh: async (token: string) => (await held, crm.oauth.refresh(token)) };
+    const discoverer = createCrmTokens({ em, config: crm.config, oauth: slowOAuth, clock: () => new Date(), publicUrl: 'http://127.0.0.1:9' });
+    const refreshing = discoverer.accessToken(accountId, { refused });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    let otherGot: string | null = null;
+    const other = freshTokens().accessToken(accountId).then((each) => void (otherGot = each.token));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(otherGot).toBeNull();
+    release();
+    const [renewed] = await Promise.all([refreshing, other]);
+    expect(renewed.token).not.toBe(refused);
+    expect(otherGot).toBe(renewed.token);
+  });
+
   it('keeps whatever refresh token HubSpot hands back', async () => {
     crm.hubspot.setFaults({ rotateRefreshTokens: true });
     const before = await stored();
-    await freshTokens().accessToken(accountId, { force: true });
+    await freshTokens().accessToken(accountId, { refused: before.access! });
     const after = await stored();
     expect(after.refresh).not.toBe(before.refresh);
     // The old one is dead at HubSpot now; the kept one works.
-    await freshTokens().accessToken(accountId, { force: true });
+    await freshTokens().accessToken(accountId, { refused: after.access! });
+    expect((await stored()).access).not.toBe(after.access);
     crm.hubspot.setFaults({ rotateRefreshTokens: false });
   });
 
   it('a revoked grant pauses the account integrations and e-mails the owner once', async () => {
     await fetch(`${crm.hubspot.url}/__admin/uninstall`, { method: 'POST' });
-    await expect(freshTokens().accessToken(accountId, { force: true })).rejects.toBeInstanceOf(HubSpotAuthRevoked);
-    await expect(freshTokens().accessToken(accountId, { force: true })).rejects.toBeInstanceOf(HubSpotAuthRevoked);
+    const refused = (await stored()).access!;
+    await expect(freshTokens().accessToken(accountId, { refused })).rejects.toBeInstanceOf(HubSpotAuthRevoked);
+    await expect(freshTokens().accessToken(accountId, { refused })).rejects.toBeInstanceOf(HubSpotAuthRevoked);
     expect((await stored()).status).toBe('revoked');
     const [integration] = await em().execute('select active, paused_reason from crm_integration where product_id = ?', [productId]);
     expect(integration).toEqual({ active: false, paused_reason: 'token_revoked' });

@@ -5,11 +5,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm.ts';
 import { loadHubSpotConfig, type HubSpotConfig } from '../../integrations/hubspot/config.ts';
 import { createHubSpotOAuth, type HubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
-import { createPortalThrottle } from '../../integrations/hubspot/throttle.ts';
 import { startChatSandbox, type ChatSandbox } from '../../sandbox/chat/server.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import type { World } from '../../sandbox/provider-world/world.ts';
 import { createCrmTokens, saveConnection, type CrmTokens } from '../../services/crm-connections.ts';
+import { createPortalBudget } from '../../services/crm-portal-budget.ts';
 import type { CrmSyncDeps } from '../../services/crm-sync.ts';
 import { crmTaskQueue } from '../../services/crm-schedules.ts';
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
@@ -45,7 +45,7 @@ export async function startCrmFixture(options: { world: World; em: () => EntityM
   const clock = () => new Date();
   const tokens = createCrmTokens({ em: options.em, config, oauth, clock, publicUrl: 'http://127.0.0.1:9', onPaused: options.onPaused });
   const deps: CrmSyncDeps = {
-    em: options.em, clock, hubspot: config, tokens, throttle: createPortalThrottle(config.limits), publicUrl: 'http://127.0.0.1:9',
+    em: options.em, clock, hubspot: config, tokens, throttle: createPortalBudget({ em: options.em, limits: config.limits }), publicUrl: 'http://127.0.0.1:9',
     retry: { tenSecondlyMs: 200, secondlyMs: 200, serverErrorBaseMs: 20 },
   };
   return {
