@@ -82,8 +82,12 @@ async function buildOf(temporal: Client, workflowId: string): Promise<{ buildId:
   return { buildId: versioning?.deploymentVersion?.buildId, behavior: versioning?.behavior };
 }
 
+/** Build B's mark: the 1 ms timer its changed workflows start first (the runs' own timers are seconds long). */
 async function hasTimer(handle: WorkflowHandle): Promise<boolean> {
-  return ((await handle.fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes);
+  return ((await handle.fetchHistory()).events ?? []).some((event) => {
+    const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+    return timeout != null && Number(timeout.seconds ?? 0) === 0 && Number(timeout.nanos ?? 0) <= 1_000_000;
+  });
 }
 
 async function startTestList(rows: number, offset: number): Promise<string> {
