@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailTaskQueue } from '../../domain/mail-outbox-contract.ts';
 import { webhookTaskQueue } from '../../domain/webhook-contract.ts';
 import { CONFIG_ERROR_EXIT_CODE } from '../../lib/env.ts';
 import { waitFor } from '../../scripts/lib/child-process.ts';
-import { freePort } from '../../scripts/lib/free-port.ts';
-import { ROOT } from '../../scripts/lib/local-services.ts';
 import { sweepTaskQueue } from '../../worker/sweep-schedule.ts';
+import { startAppProcess, type AppProcess } from '../helpers/app-process.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 // The real processes (worker/main.ts, api/main.ts) beside the test stack: a
@@ -30,36 +28,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stderr: () => string;
+async function start(entry: 'worker/main.ts' | 'api/main.ts', args: string[], env: Record<string, string> = {}): Promise<AppProcess> {
+  const started = await startAppProcess(stack, entry, args, env);
+  children.push(started.child);
+  return started;
 }
 
-async function start(entry: 'worker/main.ts' | 'api/main.ts', args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, entry), ...args], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: stack.config.databaseUrl,
-      TEMPORAL_ADDRESS: stack.config.temporal.address,
-      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-      PROVIDER_SANDBOX_URL: stack.providerWorld.url,
-      AI_SANDBOX_URL: stack.model.url,
-      WORKFLOW_BUNDLE_PATH: process.env.TEST_WORKFLOW_BUNDLE!,
-      LOG_LEVEL: 'info',
-      ...(entry === 'worker/main.ts' ? { WORKER_METRICS_PORT: String(port) } : { PORT: String(port) }),
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { child, url: `http://127.0.0.1:${port}`, stderr: () => stderr };
-}
-
-async function ready(started: Started, path = '/readyz'): Promise<void> {
+async function ready(started: AppProcess, path = '/readyz'): Promise<void> {
   await waitFor(`${started.url}${path}`, async () => (await fetch(`${started.url}${path}`)).ok, 90_000).catch((error: Error) => {
     throw new Error(`${error.message}; its stderr: ${started.stderr()}`);
   });

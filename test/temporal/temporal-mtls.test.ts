@@ -3,16 +3,14 @@
 // self-hosted cluster's frontend does). The API and a worker configured
 // through TEMPORAL_TLS_* run a job; a certificate the CA did not sign, or
 // none, stops the process at start with one line, never a hang.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_ERROR_EXIT_CODE } from '../../lib/env.ts';
 import { waitFor } from '../../scripts/lib/child-process.ts';
-import { freePort } from '../../scripts/lib/free-port.ts';
-import { ROOT } from '../../scripts/lib/local-services.ts';
 import { makeCertificates, startTlsTerminator, type CertificateFiles, type TlsTerminator } from '../helpers/tls-terminator.ts';
+import { startAppProcess, type AppProcess } from '../helpers/app-process.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;
@@ -32,37 +30,26 @@ afterAll(async () => {
   if (certificates) rmSync(certificates.dir, { recursive: true, force: true });
 });
 
-function start(entry: 'api/main.ts' | 'worker/main.ts', args: string[], tls: Record<string, string>, port: number) {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, entry), ...args], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: stack.config.databaseUrl,
-      TEMPORAL_ADDRESS: terminator.address,
-      TEMPORAL_TLS_SERVER_CA_CERT_PATH: certificates.caCert,
-      TEMPORAL_TLS_SERVER_NAME: 'localhost',
-      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-      PROVIDER_SANDBOX_URL: stack.providerWorld.url,
-      AI_SANDBOX_URL: stack.model.url,
-      WORKFLOW_BUNDLE_PATH: process.env.TEST_WORKFLOW_BUNDLE!,
-      DASHBOARD_MODE: 'off',
-      LOG_LEVEL: 'warn',
-      ...(entry === 'api/main.ts' ? { PORT: String(port) } : { WORKER_METRICS_PORT: String(port) }),
-      ...tls,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+/** Through the terminator, trusting its CA; `tls` adds (or leaves out) the client certificate. */
+async function start(entry: 'api/main.ts' | 'worker/main.ts', args: string[], tls: Record<string, string>): Promise<AppProcess> {
+  const started = await startAppProcess(stack, entry, args, {
+    TEMPORAL_ADDRESS: terminator.address,
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: certificates.caCert,
+    TEMPORAL_TLS_SERVER_NAME: 'localhost',
+    DASHBOARD_MODE: 'off',
+    LOG_LEVEL: 'warn',
+    ...tls,
   });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { child, stderr: () => stderr, url: `http://127.0.0.1:${port}` };
+  children.push(started.child);
+  return started;
 }
 
 const goodCertificate = () => ({ TEMPORAL_TLS_CLIENT_CERT_PATH: certificates.clientCert, TEMPORAL_TLS_CLIENT_KEY_PATH: certificates.clientKey });
 
 describe('Temporal over mutual TLS', () => {
   it('runs a job through an API and a worker that present the client certificate', { timeout: 180_000 }, async () => {
-    const worker = start('worker/main.ts', ['research'], goodCertificate(), await freePort());
-    const api = start('api/main.ts', [], goodCertificate(), await freePort());
+    const worker = await start('worker/main.ts', ['research'], goodCertificate());
+    const api = await start('api/main.ts', [], goodCertificate());
     for (const each of [worker, api]) {
       await waitFor('readiness', async () => (await fetch(`${each.url}/readyz`)).ok, 90_000).catch((error: Error) => {
         throw new Error(`${error.message}; stderr: ${each.stderr()}`);
@@ -95,7 +82,7 @@ describe('Temporal over mutual TLS', () => {
       const refusedBefore = terminator.refused();
       for (const entry of ['worker/main.ts', 'api/main.ts'] as const) {
         const started = Date.now();
-        const process_ = start(entry, entry === 'worker/main.ts' ? ['research'] : [], tls(), await freePort());
+        const process_ = await start(entry, entry === 'worker/main.ts' ? ['research'] : [], tls());
         const [code] = await once(process_.child, 'exit');
         expect(code, process_.stderr()).toBe(CONFIG_ERROR_EXIT_CODE);
         const lines = process_.stderr().trimEnd().split('\n');
