@@ -59,6 +59,22 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   let isRequested = false;
   let isFailing = false;
 
+  /** A delivery's workflow, its id taken from the delivery: one that exists already counts as started. */
+  async function startDeliveryWorkflow(row: { id: string; run: number }, args: [string] | [string, WebhookDeliveryOptions]): Promise<void> {
+    try {
+      await temporal.connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
+        temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+          workflowId: webhookDeliveryWorkflowId(row.id, row.run),
+          taskQueue,
+          args,
+          typedSearchAttributes: MAIL_OUTBOX_SEARCH_ATTRIBUTES,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+
   async function dispatchBatch(): Promise<number> {
     const { count, failure } = await orm.em.fork().transactional(async (tx) => {
       // With first attempts sent here, only the claims of a dispatcher that died come this way.
@@ -78,19 +94,10 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         while (next < rows.length && failure === null) {
           const row = rows[next++];
           try {
-            await temporal.connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
-              temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
-                workflowId: webhookDeliveryWorkflowId(row.id, row.run),
-                taskQueue,
-                args: [row.id],
-                typedSearchAttributes: MAIL_OUTBOX_SEARCH_ATTRIBUTES,
-              }),
-            );
+            await startDeliveryWorkflow(row, [row.id]);
           } catch (error) {
-            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
-              failure ??= error;
-              return;
-            }
+            failure ??= error;
+            return;
           }
           started.push(row.id);
         }
@@ -115,6 +122,8 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     const room = MAX_ATTEMPTS_IN_FLIGHT - attemptsInFlight.size;
     if (room <= 0) return 0;
     const rows = await claimFirstAttempts(orm.em.fork(), firstAttempts.webhooks.secretKey, Math.min(room, BATCH_SIZE), firstAttempts.clock());
+    // A claim that filled the room may have left deliveries behind: each attempt that ends looks again.
+    const isRoomFull = rows.length >= room;
     for (const row of rows) {
       const attempt: Promise<void> = sendFirstAttempt(firstAttempts, row)
         .catch((error: unknown) => {
@@ -123,7 +132,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         })
         .finally(() => {
           attemptsInFlight.delete(attempt);
-          if (!isStopped && room - rows.length <= 0) void runOnce();
+          if (isRoomFull && !isStopped) void runOnce();
         });
       attemptsInFlight.add(attempt);
     }
@@ -136,21 +145,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     // Delivered: recorded and handed on in one statement already.
     if (result.kind === 'ended' && result.outcome === 'delivered') return;
     if (result.kind === 'final') await endDelivery(em, row.id, 'failed', firstAttempts.clock(), result.reason);
-    if (result.kind === 'retry') {
-      const options: WebhookDeliveryOptions = { firstAttempt: { retryAfterMs: result.retryAfterMs } };
-      try {
-        await temporal.connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
-          temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
-            workflowId: webhookDeliveryWorkflowId(row.id, row.run),
-            taskQueue,
-            args: [row.id, options],
-            typedSearchAttributes: MAIL_OUTBOX_SEARCH_ATTRIBUTES,
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      }
-    }
+    if (result.kind === 'retry') await startDeliveryWorkflow(row, [row.id, { firstAttempt: { retryAfterMs: result.retryAfterMs } }]);
     // Handed on: delivered, ended, or its retries in a workflow.
     await em.execute('update webhook_delivery set workflow_started_at = now() where id = ?', [row.id]);
   }

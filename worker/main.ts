@@ -49,13 +49,14 @@ installTemporalLogging(logger, 'WARN', runtimeMetricsAddress ? { prometheusAddre
 // A signal while the process is still starting takes effect once started.
 let isDraining = false;
 const workers: Worker[] = [];
+function stopPolling() {
+  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+}
 function drain() {
   if (isDraining) return; // a second signal: the drain already runs
   isDraining = true;
   logger.info({ readinessDelayMs: config.shutdown.readinessDelayMs, graceMs: config.shutdown.graceMs }, 'draining: readiness is false; the Workers stop polling');
-  setTimeout(() => {
-    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
-  }, config.shutdown.readinessDelayMs);
+  setTimeout(stopPolling, config.shutdown.readinessDelayMs);
 }
 process.on('SIGINT', drain);
 process.on('SIGTERM', drain);
@@ -96,10 +97,8 @@ const metricsServer = config.workerMetrics
   : null;
 const taskQueues = roles.flatMap((role) => taskQueuesOf(role, config.temporal.taskQueue));
 logger.info({ roles, taskQueues, temporal: config.temporal.address, probes: metricsServer && `${metricsServer.url}/readyz` }, 'worker running');
-if (isDraining) {
-  isDraining = false;
-  drain();
-}
+// A signal during start-up: its delay may have passed with no Worker yet to stop.
+if (isDraining) setTimeout(stopPolling, config.shutdown.readinessDelayMs);
 
 await running;
 for (const role of started) await role.stopLoops();
