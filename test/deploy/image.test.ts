@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../db/migrations/index.ts';
 import { waitFor } from '../../scripts/lib/child-process.ts';
@@ -14,6 +13,7 @@ import { startProviderWorld, type ProviderWorldHandle } from '../../sandbox/prov
 import { WORKER_ROLES } from '../../worker/role-names.ts';
 import { createApiCaller } from '../helpers/api-caller.ts';
 import { imageContainer, type ImageContainer, type ImageProcess } from '../helpers/image-container.ts';
+import { adminQuery } from '../helpers/test-stack.ts';
 
 // The image as an operator runs it (docs/deploy.md#the-image): built from the
 // Dockerfile with buildah, then the migrations, the admin commands, the API and
@@ -39,7 +39,7 @@ describe.skipIf(!canBuildImages)('the image', () => {
     adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
     const suffix = randomBytes(4).toString('hex');
     database = `image_${suffix}`;
-    await adminQuery(`create database ${database}`);
+    await adminQuery(adminUrl, `create database ${database}`);
     [providerWorld, model] = await Promise.all([startProviderWorld({ port: 0 }), startModelSandbox({ port: 0 })]);
     // What production must set (NODE_ENV=production comes from the image); the outside systems are the stand-ins.
     env = {
@@ -61,23 +61,13 @@ describe.skipIf(!canBuildImages)('the image', () => {
     await Promise.all(processes.map((each) => each.kill()));
     for (const container of containers) container.remove();
     await Promise.all([providerWorld?.close(), model?.close()]);
-    if (database) await adminQuery(`drop database if exists ${database} with (force)`);
+    if (database) await adminQuery(adminUrl, `drop database if exists ${database} with (force)`);
   });
 
   function container(): ImageContainer {
     const made = imageContainer(image);
     containers.push(made);
     return made;
-  }
-
-  async function adminQuery(sql: string) {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
   }
 
   it('runs Node on Debian (glibc) as the non-root user node, behind tini, with the API as its default command', async () => {

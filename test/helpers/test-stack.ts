@@ -158,7 +158,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   return stack;
 }
 
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+/** One statement as the PostgreSQL cluster's admin (creating and dropping a test's database). */
+export async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
