@@ -1,17 +1,17 @@
 // The activities of crmSyncWorkflow: thin wrappers of services/crm-sync.ts
-// that turn HubSpot's answers into Temporal's terms. A dead grant or a
-// refusal is final (no retry helps); "unavailable" (429, 5xx, the network)
-// is retried after the wait HubSpot asked for.
+// that turn the CRM's answers into Temporal's terms. A dead grant or a
+// refusal is final (no retry helps); "unavailable" (429, 5xx, the network,
+// an allowance spent) is retried after the wait the CRM asked for.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import type { CandidateVerdict } from '../domain/crm.ts';
 import { CRM_FAILURE_TYPES, type CandidateSearch, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput } from '../domain/crm-sync-contract.ts';
-import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
-import { HubSpotAuthRevoked, HubSpotConfigRejected, HubSpotRejected, HubSpotUnavailable } from '../integrations/hubspot/errors.ts';
-import type { RetryPolicy } from '../integrations/hubspot/crm-client.ts';
-import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
+import type { CrmConfig } from '../integrations/crm/config.ts';
+import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, CrmUnavailable } from '../integrations/crm/errors.ts';
+import type { CrmProviderKits } from '../integrations/crm/providers.ts';
 import type { CrmTokens } from '../services/crm-connections.ts';
+import type { PortalBudgets } from '../services/crm-portal-budget.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { researchTaskQueueOfCrm } from '../services/crm-schedules.ts';
 import { writeContactsBatch } from '../services/crm-batch-write.ts';
@@ -26,24 +26,25 @@ import { withHeartbeat } from './heartbeat.ts';
 export interface CrmActivityDeps {
   orm: Orm;
   clock: () => Date;
-  hubspot: HubSpotConfig;
+  config: CrmConfig;
+  kits: CrmProviderKits;
   tokens: CrmTokens;
-  throttle: PortalThrottle;
+  budgets: PortalBudgets;
   publicUrl: string;
   temporal: Client;
-  retry?: Partial<RetryPolicy>;
+  retry?: Record<string, number>;
   logger?: Logger;
 }
 
-/** HubSpot's answers as Temporal failures. */
+/** The CRM's answers as Temporal failures. */
 async function translated<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof HubSpotAuthRevoked) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.authRevoked, message: error.message, nonRetryable: true });
-    if (error instanceof HubSpotConfigRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.configRejected, message: error.message, nonRetryable: true });
-    if (error instanceof HubSpotRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.rejected, message: error.message, nonRetryable: true });
-    if (error instanceof HubSpotUnavailable) {
+    if (error instanceof CrmAuthRevoked) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.authRevoked, message: error.message, nonRetryable: true });
+    if (error instanceof CrmConfigRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.configRejected, message: error.message, nonRetryable: true });
+    if (error instanceof CrmRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.rejected, message: error.message, nonRetryable: true });
+    if (error instanceof CrmUnavailable) {
       throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.unavailable, message: error.message, nextRetryDelay: Math.max(error.retryAfterMs, 500) });
     }
     throw error;
@@ -59,7 +60,7 @@ async function translated<T>(run: () => Promise<T>): Promise<T> {
  */
 export function createCrmActivities(deps: CrmActivityDeps) {
   const sync: CrmSyncDeps = {
-    em: () => deps.orm.em.fork(), clock: deps.clock, hubspot: deps.hubspot, tokens: deps.tokens, throttle: deps.throttle, publicUrl: deps.publicUrl, retry: deps.retry,
+    em: () => deps.orm.em.fork(), clock: deps.clock, config: deps.config, kits: deps.kits, tokens: deps.tokens, budgets: deps.budgets, publicUrl: deps.publicUrl, retry: deps.retry,
   };
   const logger = deps.logger ?? createLogger('crm');
   // The digest is committed: send it now rather than at the outbox Schedule's next minute (best effort).

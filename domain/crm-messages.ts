@@ -26,13 +26,18 @@ export function crmFieldValues(data: ResearchData): Record<Exclude<CrmField, 'st
 }
 
 /** The content properties to PATCH, prefixed for the product; status and enriched_at go in the final write. */
-export function crmContentProperties(productId: number, data: ResearchData): Record<string, string> {
-  const values = crmFieldValues(data);
+/** Our content fields with a value (status and enriched_at apart), at most 65,536 characters each. */
+export function crmContentValues(data: ResearchData): Partial<Record<CrmField, string>> {
   return Object.fromEntries(
-    Object.entries(values)
+    Object.entries(crmFieldValues(data))
       .filter((entry): entry is [string, string] => entry[1] !== null)
-      .map(([field, value]) => [crmPropertyName(productId, field as CrmField), value.slice(0, 65_536)]),
+      .map(([field, value]) => [field, value.slice(0, 65_536)]),
   );
+}
+
+/** The same as HubSpot properties of the product (`pe_<id>_<field>`), for runs started before batch writes. */
+export function crmContentProperties(productId: number, data: ResearchData): Record<string, string> {
+  return Object.fromEntries(Object.entries(crmContentValues(data)).map(([field, value]) => [crmPropertyName(productId, field as CrmField), value]));
 }
 
 export function escapeHtml(value: string): string {
@@ -93,9 +98,9 @@ export function skippedSummary(skipped: CrmRunCounts['skipped']): string {
   return parts.length > 0 ? parts.join(', ') : 'none';
 }
 
-export function runSummaryChatMessage(input: { productName: string; counts: CrmRunCounts; stoppedForCredits: boolean; startedAt: Date; minScore: number }): ChatMessage {
+export function runSummaryChatMessage(input: { crm: string; productName: string; counts: CrmRunCounts; stoppedForCredits: boolean; startedAt: Date; minScore: number }): ChatMessage {
   const { counts } = input;
-  const headline = `${input.productName}: ${counts.researched} HubSpot contact${counts.researched === 1 ? '' : 's'} researched`;
+  const headline = `${input.productName}: ${counts.researched} ${input.crm} contact${counts.researched === 1 ? '' : 's'} researched`;
   return {
     text: clip(input.stoppedForCredits ? `${headline}; stopped: out of credits` : headline, 3000),
     blocks: [

@@ -14,7 +14,10 @@ export interface CrmRunPlan {
   notRunReason: string | null;
   settings: CrmSettings | null;
   productName: string;
-  portalId: number | null;
+  /** The connected CRM (absent in runs recorded before there was more than one: HubSpot). */
+  provider?: 'hubspot' | 'pipedrive' | 'salesforce';
+  /** The connected portal's id in its CRM, as text (runs recorded before kept HubSpot's as a number). */
+  portalId: string | number | null;
   ownerEmail: string;
 }
 

@@ -52,6 +52,8 @@ export interface CrmSettings {
   propertyMappings: PropertyMapping[];
   /** Null: off. Else completed contacts whose Enriched At is older than this many days are researched again. */
   reEnrichAfterDays: number | null;
+  /** Salesforce: the records a run reads (Contact or Lead); null: the other CRMs, and Contacts in Salesforce. */
+  crmObject?: 'Contact' | 'Lead' | null;
 }
 
 /**

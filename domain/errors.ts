@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   // The CRM integration (api/dashboard/routes/crm.ts).
   crm_plan_required: 403,
   crm_not_connected: 409,
+  crm_already_connected: 409,
   crm_not_configured: 503,
   crm_unavailable: 503,
   // Lists (api/dashboard/routes/lists.ts): nothing is charged on any of these.

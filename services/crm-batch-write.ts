@@ -9,29 +9,25 @@
 // without our knowing (notes batch create is not idempotent), so no note is
 // written twice.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { crmPropertyName } from '../domain/crm.ts';
-import { crmContentProperties, crmFieldValues, crmNoteHtml } from '../domain/crm-messages.ts';
+import { crmContentValues, crmFieldValues, crmNoteHtml } from '../domain/crm-messages.ts';
 import type { ContactWriteItem, ContactWriteOutcome, CrmRunPlan } from '../domain/crm-sync-contract.ts';
 import { decideMappings, mappedWrites, propertiesToRead, type MappingDecision } from '../domain/crm-write-rules.ts';
 import type { ResearchData } from '../domain/research-reply.ts';
-import type { BatchOutcomes } from '../integrations/hubspot/batch-results.ts';
-import { HubSpotRejected } from '../integrations/hubspot/errors.ts';
+import { CRM_PROVIDER_LABELS, type BatchOutcomes, type ContactWrite, type CrmContact, type OwnValues } from '../integrations/crm/adapter.ts';
+import { CrmRejected } from '../integrations/crm/errors.ts';
 import { storedMappableProperties } from './crm-portal-metadata.ts';
-import { crmClientFor, type CrmSyncDeps } from './crm-sync.ts';
-
-/** A HubSpot time as written (ISO 8601) or as HubSpot may answer it (epoch milliseconds). */
-const momentOf = (value: string | null | undefined) => (!value ? NaN : /^\d+$/.test(value) ? Number(value) : Date.parse(value));
+import { crmAdapterFor, type CrmSyncDeps } from './crm-sync.ts';
 
 /**
- * HubSpot refusing a whole batch call (a 400 for the request) fails its
- * inputs, not the run; a 403 (a scope missing) and a dead grant (401) end the
- * run, as HubSpot staying down does (thrown).
+ * The CRM refusing a whole batch call (a 400 for the request) fails its
+ * inputs, not the run; a 403 (a scope or a right missing) and a dead grant
+ * (401) end the run, as the CRM staying down does (thrown).
  */
 async function perInput<T>(keys: string[], run: () => Promise<BatchOutcomes<T>>): Promise<BatchOutcomes<T>> {
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof HubSpotRejected) || error.status === 403) throw error;
+    if (!(error instanceof CrmRejected) || error.status === 403) throw error;
     return { done: new Map(), refused: new Map(keys.map((key) => [key, error.message])) };
   }
 }
@@ -66,40 +62,32 @@ export async function writeContactsBatch(deps: CrmSyncDeps, plan: CrmRunPlan, it
     else fail(item, `research ${item.researchId} is not completed`);
   }
 
-  const crm = crmClientFor(deps, settings.accountId, plan.portalId!);
-  const status = crmPropertyName(settings.productId, 'status');
-  const enrichedAt = crmPropertyName(settings.productId, 'enriched_at');
+  const crm = await crmAdapterFor(deps, settings);
+  const label = CRM_PROVIDER_LABELS[crm.provider];
   const toRead = propertiesToRead(settings.propertyMappings);
   const alreadyWritten = new Set<string>();
-  let current = new Map<string, Record<string, string | null>>();
+  let current = new Map<string, CrmContact>();
   if (researched.size > 0 && (options.isRetry || toRead.length > 0)) {
-    current = await crm.readContacts([...researched.keys()], [status, enrichedAt, ...toRead]);
+    current = await crm.readContacts(settings.productId, [...researched.keys()], toRead);
     for (const [contactId, { item }] of researched) {
       if (!current.has(contactId)) {
         researched.delete(contactId);
-        fail(item, 'The contact is no longer in HubSpot (deleted or merged).');
+        fail(item, `The contact is no longer in ${label} (deleted or merged).`);
       }
     }
   }
   if (options.isRetry && researched.size > 0) {
     const [run]: Array<{ started_at: Date }> = await em.execute('select started_at from crm_sync_run where id = ?', [plan.runId]);
-    const startedAt = new Date(run!.started_at).getTime();
-    // Completed in HubSpot since this run began: an earlier try wrote it; only our records missed it.
+    const startedAt = new Date(run!.started_at);
+    // Completed in the CRM since this run began: an earlier try wrote it; only our records missed it.
     for (const contactId of researched.keys()) {
-      const values = current.get(contactId)!;
-      if (values[status] === 'completed' && momentOf(values[enrichedAt]) >= startedAt) alreadyWritten.add(contactId);
+      const own = current.get(contactId)!.own;
+      if (own.status === 'completed' && Date.parse(own.enriched_at ?? '') >= startedAt.getTime()) alreadyWritten.add(contactId);
     }
-    // A note an earlier try created whose id never reached us: found by its body among the contact's notes made since the run
-    // began (an earlier run's note may read the same: the research cache can give the same texts).
+    // A note an earlier try created whose id never reached us: found by its body among the contact's notes made since the run began.
     const unknown = [...researched.keys()].filter((contactId) => !alreadyWritten.has(contactId) && !noteIds.has(contactId));
     if (unknown.length > 0) {
-      const linked = await crm.noteIdsOf(unknown);
-      const notes = await crm.readNotes([...linked.values()].flat());
-      const adopted: Array<[string, string]> = [];
-      for (const contactId of unknown) {
-        const match = (linked.get(contactId) ?? []).find((noteId) => notes.get(noteId)?.body === researched.get(contactId)!.html && momentOf(notes.get(noteId)?.createdAt) >= startedAt);
-        if (match) adopted.push([contactId, match]);
-      }
+      const adopted = [...(await crm.findNotes(unknown.map((contactId) => ({ contactId, html: researched.get(contactId)!.html })), startedAt))];
       for (const [contactId, noteId] of adopted) noteIds.set(contactId, noteId);
       await saveNoteIds(em, plan, adopted);
     }
@@ -111,39 +99,35 @@ export async function writeContactsBatch(deps: CrmSyncDeps, plan: CrmRunPlan, it
     for (const [contactId, noteId] of created.done) noteIds.set(contactId, noteId);
     await saveNoteIds(em, plan, [...created.done]);
     for (const [contactId, reason] of created.refused) {
-      fail(researched.get(contactId)!.item, `HubSpot refused the note: ${reason}`);
+      fail(researched.get(contactId)!.item, `${label} refused the note: ${reason}`);
       researched.delete(contactId);
     }
   }
 
-  // Our own properties always; beside them what the write rules allow; status last of all, in the same write.
+  // Our own fields always; beside them what the write rules allow; status last of all, in the same write.
   const targets = settings.propertyMappings.length > 0 ? new Map((await storedMappableProperties(em, settings.accountId, plan.portalId!)).map((property) => [property.name, property])) : new Map();
   const decisions = new Map<string, MappingDecision[]>();
-  const ownProperties = (contactId: string) => ({
-    ...crmContentProperties(settings.productId, researched.get(contactId)!.data),
-    [enrichedAt]: now.toISOString(),
-    [status]: 'completed',
-  });
-  const inputs = [
+  const ownValues = (contactId: string): OwnValues => ({ ...crmContentValues(researched.get(contactId)!.data), enriched_at: now.toISOString(), status: 'completed' });
+  const inputs: ContactWrite[] = [
     ...[...researched.keys()].filter((contactId) => !alreadyWritten.has(contactId)).map((contactId) => {
-      const made = decideMappings(settings.propertyMappings, targets, crmFieldValues(researched.get(contactId)!.data), current.get(contactId) ?? {});
+      const made = decideMappings(settings.propertyMappings, targets, crmFieldValues(researched.get(contactId)!.data), current.get(contactId)?.mapped ?? {});
       decisions.set(contactId, made);
-      return { id: contactId, properties: { ...mappedWrites(made), ...ownProperties(contactId) } };
+      return { id: contactId, own: ownValues(contactId), mapped: mappedWrites(made) };
     }),
-    ...[...failed.keys()].map((contactId) => ({ id: contactId, properties: { [status]: 'failed' } })),
+    ...[...failed.keys()].map((contactId) => ({ id: contactId, own: { status: 'failed' }, mapped: {} })),
   ];
   const warnings = new Map<string, string>();
   if (inputs.length > 0) {
-    const updated = await perInput(inputs.map((input) => input.id), () => crm.updateContacts(inputs));
-    // A refused mapped property (changed in HubSpot since) must not cost the contact its own properties: those alone once more.
+    const updated = await perInput(inputs.map((input) => input.id), () => crm.updateContacts(settings.productId, inputs));
+    // A refused mapped field (changed in the CRM since) must not cost the contact its own fields: those alone once more.
     const retried = [...updated.refused.keys()].filter((contactId) => researched.has(contactId) && Object.keys(mappedWrites(decisions.get(contactId) ?? [])).length > 0);
-    const again = retried.length > 0 ? await perInput(retried, () => crm.updateContacts(retried.map((contactId) => ({ id: contactId, properties: ownProperties(contactId) })))) : null;
+    const again = retried.length > 0 ? await perInput(retried, () => crm.updateContacts(settings.productId, retried.map((contactId) => ({ id: contactId, own: ownValues(contactId), mapped: {} })))) : null;
     for (const [contactId, reason] of updated.refused) {
       const entry = researched.get(contactId);
-      if (!entry) continue; // A failed contact HubSpot would not mark failed: it stays failed with us, and is tried again next run.
-      if (again?.done.has(contactId)) warnings.set(contactId, `HubSpot refused the mapped properties: ${reason}`);
+      if (!entry) continue; // A failed contact the CRM would not mark failed: it stays failed with us, and is tried again next run.
+      if (again?.done.has(contactId)) warnings.set(contactId, `${label} refused the mapped fields: ${reason}`);
       else {
-        fail(entry.item, `HubSpot refused the write: ${again?.refused.get(contactId) ?? reason}`);
+        fail(entry.item, `${label} refused the write: ${again?.refused.get(contactId) ?? reason}`);
         researched.delete(contactId);
       }
     }
@@ -168,7 +152,7 @@ async function researchDataOf(em: EntityManager, researchIds: string[]): Promise
   return new Map(rows.filter((row) => row.completed_reply).map((row) => [row.id, (JSON.parse(row.completed_reply!) as { data: ResearchData }).data]));
 }
 
-/** Note ids as soon as HubSpot gave them: a try cut off after this writes no second note. */
+/** Note ids as soon as the CRM gave them: a try cut off after this writes no second note. */
 async function saveNoteIds(em: EntityManager, plan: CrmRunPlan, notes: Array<[string, string]>): Promise<void> {
   if (notes.length === 0) return;
   await em.execute(

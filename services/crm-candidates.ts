@@ -1,23 +1,19 @@
-// Which contacts a run takes (docs/crm.md#how-a-run-works): HubSpot's search
-// for scores at or above the minimum whose status is not `completed` (and,
+// Which contacts a run takes (docs/crm.md#how-a-run-works): the CRM's candidates
+// (scores at or above the minimum whose status is not `completed`, and,
 // with re-enrichment on, completed ones whose Enriched At is older than the
 // chosen days), the e-mail filters, contacts sharing an e-mail flagged, the
 // ledger's claims; and the preview, which shows the same contacts with what
 // the write rules would write and leave alone (docs/crm.md#write-rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { crmPropertyName, type CandidateVerdict, type CrmSettings, type SkipReason } from '../domain/crm.ts';
+import type { CandidateVerdict, CrmSettings, SkipReason } from '../domain/crm.ts';
 import type { CandidateSearch, CrmRunPlan } from '../domain/crm-sync-contract.ts';
 import { decideMappings, type MappingDecision } from '../domain/crm-write-rules.ts';
 import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
 import { classifyEmail } from '../domain/email-classification.ts';
-import type { ContactPage, HubSpotCrm } from '../integrations/hubspot/crm-client.ts';
-import { HubSpotRejected } from '../integrations/hubspot/errors.ts';
+import type { CandidatePage, CrmAdapter } from '../integrations/crm/adapter.ts';
 import { storedMappableProperties } from './crm-portal-metadata.ts';
-import { crmClientFor, type CrmSyncDeps } from './crm-sync.ts';
+import { crmAdapterFor, type CrmSyncDeps } from './crm-sync.ts';
 
-/** HubSpot search pages: well under the documented 200, and never past the 10,000-result cap. */
-const SEARCH_PAGE = 100;
-const SEARCH_CAP = 10_000;
 const DAY_MS = 86_400_000;
 
 function verdictOf(settings: CrmSettings, email: string | null): SkipReason | null {
@@ -47,67 +43,40 @@ export const reEnrichCutoff = (settings: CrmSettings, now: Date): Date | null =>
   settings.reEnrichAfterDays === null ? null : new Date(now.getTime() - settings.reEnrichAfterDays * DAY_MS);
 
 /**
- * The contacts the run would take, highest score first: score at or above the
- * minimum and status not `completed` (two filter groups: how NEQ treats an
- * unset property is not documented), with re-enrichment a third group of
- * completed ones enriched before the cutoff; paged until the limit is
+ * The contacts the run would take, highest score first, as the CRM's
+ * candidates come (docs/crm.md#how-a-run-works), paged until the limit is
  * reached. A contact whose e-mail an earlier one of the search (or one
  * completed before) has is flagged `duplicate_email`, never researched or
  * written twice: we never merge contacts.
  */
-export async function searchCandidates(crm: HubSpotCrm, settings: CrmSettings, ledger: CandidateLedger, now: Date): Promise<CandidateSearchWithValues> {
-  const status = crmPropertyName(settings.productId, 'status');
-  const enrichedAt = crmPropertyName(settings.productId, 'enriched_at');
-  const score = { propertyName: settings.scoreProperty, operator: 'GTE', value: String(settings.minScore) };
-  const cutoff = reEnrichCutoff(settings, now);
+export async function searchCandidates(crm: CrmAdapter, settings: CrmSettings, ledger: CandidateLedger, now: Date): Promise<CandidateSearchWithValues> {
   const taken: CandidateVerdict[] = [];
   const skipped: CandidateVerdict[] = [];
   const values = new Map<string, Record<string, string | null>>();
   const emails = new Map<string, string>(ledger.completedEmails);
-  let after: string | null = null;
+  const query = {
+    productId: settings.productId, scoreField: settings.scoreProperty, minScore: settings.minScore, reEnrichBefore: reEnrichCutoff(settings, now),
+    mapped: settings.propertyMappings.map((mapping) => mapping.property),
+  };
+  let cursor: string | null = null;
   let seen = 0;
-  // Before the first run the status property does not exist yet, and HubSpot refuses a filter on it:
-  // then no contact can be completed, and the score alone decides (a preview creates nothing).
-  let hasStatus = true;
-  const mapped = settings.propertyMappings.map((mapping) => mapping.property);
-  const search = (cursor: string | null) =>
-    crm.searchContacts({
-      filterGroups: hasStatus
-        ? [
-            { filters: [score, { propertyName: status, operator: 'NOT_HAS_PROPERTY' }] },
-            { filters: [score, { propertyName: status, operator: 'NOT_IN', values: ['completed'] }] },
-            ...(cutoff ? [{ filters: [score, { propertyName: status, operator: 'EQ', value: 'completed' }, { propertyName: enrichedAt, operator: 'LT', value: String(cutoff.getTime()) }] }] : []),
-          ]
-        : [{ filters: [score] }],
-      properties: [...new Set(['email', 'firstname', 'lastname', 'company', settings.scoreProperty, ...(hasStatus ? [status, enrichedAt] : []), ...mapped])],
-      sort: { propertyName: settings.scoreProperty, direction: 'DESCENDING' },
-      limit: SEARCH_PAGE,
-      after: cursor,
-    });
   do {
-    const page: ContactPage = await search(after).catch((error: unknown) => {
-      if (!(hasStatus && error instanceof HubSpotRejected && error.status === 400 && error.message.includes(status))) throw error;
-      hasStatus = false;
-      return search(after);
-    });
+    const page: CandidatePage = await crm.findCandidates(query, cursor);
     for (const contact of page.contacts) {
       if (taken.length >= settings.researchLimit) break;
       if (ledger.isDone(contact.id)) continue;
       seen++;
-      const email = contact.properties.email ?? null;
-      const normalised = email ? normaliseEmail(email) : null;
-      const name = [contact.properties.firstname, contact.properties.lastname].filter(Boolean).join(' ') || null;
-      const scoreValue = contact.properties[settings.scoreProperty];
-      const verdict: CandidateVerdict = { contactId: contact.id, email: normalised, name, score: scoreValue ? Number(scoreValue) : null, skipped: verdictOf(settings, email) };
+      const normalised = contact.email ? normaliseEmail(contact.email) : null;
+      const verdict: CandidateVerdict = { contactId: contact.id, email: normalised, name: contact.name, score: contact.score, skipped: verdictOf(settings, contact.email) };
       const twin = normalised ? emails.get(normalised) : undefined;
       if (!verdict.skipped && twin !== undefined && twin !== contact.id) Object.assign(verdict, { skipped: 'duplicate_email', duplicateOf: twin });
       if (normalised && twin === undefined) emails.set(normalised, contact.id);
-      if (contact.properties[status] === 'completed' && contact.properties[enrichedAt]) verdict.enrichedAt = contact.properties[enrichedAt]!;
-      values.set(contact.id, contact.properties);
+      if (contact.own.status === 'completed' && contact.own.enriched_at) verdict.enrichedAt = contact.own.enriched_at;
+      values.set(contact.id, contact.mapped);
       (verdict.skipped ? skipped : taken).push(verdict);
     }
-    after = page.next;
-  } while (taken.length < settings.researchLimit && after !== null && Number(after) + SEARCH_PAGE <= SEARCH_CAP);
+    cursor = page.next;
+  } while (taken.length < settings.researchLimit && cursor !== null);
   return { taken, skipped, found: seen, values };
 }
 
@@ -115,7 +84,7 @@ export async function searchCandidates(crm: HubSpotCrm, settings: CrmSettings, l
  * The ledger of this product's contacts in this portal: completed ones (not
  * yet due again) and ones held by a run still going are not taken.
  */
-async function candidateLedger(em: EntityManager, settings: CrmSettings, portalId: number, now: Date): Promise<CandidateLedger> {
+async function candidateLedger(em: EntityManager, settings: CrmSettings, portalId: string | number, now: Date): Promise<CandidateLedger> {
   const cutoff = reEnrichCutoff(settings, now);
   const done: Array<{ contact_id: string }> = await em.execute(
     `select s.contact_id from crm_contact_state s left join crm_sync_run r on r.id = s.run_id
@@ -140,10 +109,10 @@ export interface CrmPreview extends CandidateSearch {
 }
 
 /** What a preview shows: the same search and filters, nothing recorded or claimed, and the write rules' decisions. */
-export async function previewCrmRun(deps: CrmSyncDeps, settings: CrmSettings, portalId: number): Promise<CrmPreview> {
+export async function previewCrmRun(deps: CrmSyncDeps, settings: CrmSettings, portalId: string): Promise<CrmPreview> {
   const now = deps.clock();
   const ledger = await candidateLedger(deps.em(), settings, portalId, now);
-  const search = await searchCandidates(crmClientFor(deps, settings.accountId, portalId), settings, ledger, now);
+  const search = await searchCandidates(await crmAdapterFor(deps, settings), settings, ledger, now);
   const targets = new Map((await storedMappableProperties(deps.em(), settings.accountId, portalId)).map((property) => [property.name, property]));
   const writes = Object.fromEntries(search.taken.map((contact) => [contact.contactId, decideMappings(settings.propertyMappings, targets, null, search.values.get(contact.contactId) ?? {})]));
   return { taken: search.taken, skipped: search.skipped, found: search.found, writes };
@@ -169,7 +138,7 @@ export async function findAndClaimCandidates(deps: CrmSyncDeps, plan: CrmRunPlan
   const now = deps.clock();
   const cutoff = reEnrichCutoff(settings, now);
   const ledger = await candidateLedger(em, settings, plan.portalId!, now);
-  const search = await searchCandidates(crmClientFor(deps, settings.accountId, plan.portalId!), settings, ledger, now);
+  const search = await searchCandidates(await crmAdapterFor(deps, settings), settings, ledger, now);
   return em.transactional(async (tx) => {
     const taken: CandidateVerdict[] = [];
     for (const contact of search.taken) {

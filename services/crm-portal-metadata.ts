@@ -1,19 +1,23 @@
-// What the CRM page reads of the connected portal, read from HubSpot once
+// What the CRM page reads of the connected portal, read from the CRM once
 // and kept in PostgreSQL (every API process shares it), read again only when
 // the owner asks (docs/crm.md#settings). The page's live progress comes from
-// our own records, so an open page spends none of the portal's HubSpot budget.
-// One listing call gives both what can be a lead score and what a write-rule
+// our own records, so an open page spends none of the portal's budget.
+// One read gives both what can be a lead score and what a write-rule
 // mapping can write (docs/crm.md#write-rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MappableProperty } from '../domain/crm-write-rules.ts';
-import { mappablePropertiesOf } from '../integrations/hubspot/mappable-properties.ts';
-import { scorePropertiesOf, type PropertyMetadata, type ScoreProperty } from '../integrations/hubspot/score-properties.ts';
+import type { CrmAdapter } from '../integrations/crm/adapter.ts';
+
+export interface ScoreProperty {
+  name: string;
+  label: string;
+}
 
 export interface PortalProperties {
-  portalId: number;
+  portalId: string;
   scoreProperties: ScoreProperty[];
   mappableProperties: MappableProperty[];
-  /** When they were read from HubSpot. */
+  /** When they were read from the CRM. */
   readAt: Date;
 }
 
@@ -24,8 +28,8 @@ export interface PortalProperties {
  */
 export async function portalProperties(
   em: EntityManager,
-  input: { accountId: number; portalId: number; refresh?: boolean; now: Date },
-  read: () => Promise<PropertyMetadata[]>,
+  input: { accountId: number; portalId: string; refresh?: boolean; now: Date },
+  read: () => Promise<Awaited<ReturnType<CrmAdapter['fieldMetadata']>>>,
 ): Promise<PortalProperties> {
   if (!input.refresh) {
     const [stored]: Array<{ score_properties: ScoreProperty[]; mappable_properties: MappableProperty[] | null; read_at: Date }> = await em.execute(
@@ -36,9 +40,7 @@ export async function portalProperties(
       return { portalId: input.portalId, scoreProperties: stored.score_properties, mappableProperties: stored.mappable_properties, readAt: new Date(stored.read_at) };
     }
   }
-  const all = await read();
-  const scoreProperties = scorePropertiesOf(all);
-  const mappableProperties = mappablePropertiesOf(all);
+  const { scoreFields: scoreProperties, mappableFields: mappableProperties } = await read();
   await em.execute(
     `insert into crm_portal_metadata (account_id, portal_id, score_properties, mappable_properties, read_at) values (?, ?, ?, ?, ?)
      on conflict (account_id) do update set portal_id = excluded.portal_id, score_properties = excluded.score_properties,
@@ -49,7 +51,7 @@ export async function portalProperties(
 }
 
 /** The mappable properties as last read for this portal (a run's write rules go by them); none stored: empty. */
-export async function storedMappableProperties(em: EntityManager, accountId: number, portalId: number): Promise<MappableProperty[]> {
+export async function storedMappableProperties(em: EntityManager, accountId: number, portalId: string | number): Promise<MappableProperty[]> {
   const [stored]: Array<{ mappable_properties: MappableProperty[] | null }> = await em.execute(
     'select mappable_properties from crm_portal_metadata where account_id = ? and portal_id = ?',
     [accountId, portalId],

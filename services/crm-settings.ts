@@ -13,7 +13,8 @@ import { isPrivateAddress } from '../integrations/web/private-address.ts';
 export const ZCrmSettingsInput = z.object({
   cadence: z.enum(CADENCES, { error: 'Choose daily, Monday and Thursday, or weekly on Monday.' }),
   hourUtc: z.number({ error: 'Enter an hour from 0 to 23.' }).int('Enter a whole hour from 0 to 23.').min(0, 'Enter an hour from 0 to 23.').max(23, 'Enter an hour from 0 to 23.'),
-  scoreProperty: z.string().trim().min(1, 'Choose the lead-score property.').max(100).regex(/^[a-z0-9_]+$/, 'Choose one of the portal\u2019s number properties.'),
+  // CRM keys: HubSpot names, Pipedrive hash keys, Salesforce API names (`LeadScore__c`).
+  scoreProperty: z.string().trim().min(1, 'Choose the lead-score property.').max(100).regex(/^[A-Za-z0-9_]+$/, 'Choose one of the portal\u2019s number properties.'),
   minScore: z.number({ error: 'Enter a minimum score.' }).min(0, 'Enter a score of 0 or more.').max(1_000_000, 'Enter a smaller score.'),
   skipFreeMail: z.boolean(),
   skipRoleBased: z.boolean(),
@@ -29,7 +30,7 @@ export const ZCrmSettingsInput = z.object({
   propertyMappings: z
     .array(z.object({
       field: z.enum(CRM_MAPPABLE_FIELDS, { error: 'Choose which research output to write.' }),
-      property: z.string().trim().min(1, 'Choose the HubSpot property to write.').max(100).regex(/^[a-z0-9_]+$/, 'Choose one of the portal\u2019s properties.'),
+      property: z.string().trim().min(1, 'Choose the CRM field to write.').max(100).regex(/^[A-Za-z0-9_]+$/, 'Choose one of the portal\u2019s properties.'),
       rule: z.enum(WRITE_RULES, { error: 'Choose only fill when empty, overwrite, or never.' }),
     }), { error: 'Invalid mappings.' })
     .max(CRM_MAPPABLE_FIELDS.length, `At most ${CRM_MAPPABLE_FIELDS.length} mappings, one per research output.`)
@@ -41,6 +42,8 @@ export const ZCrmSettingsInput = z.object({
     .max(365, 'Enter a number of days from 1 to 365.')
     .nullable()
     .default(null),
+  /** Salesforce: which records a run reads, Contacts or Leads; null (the other CRMs, or Salesforce's default: Contacts). */
+  crmObject: z.enum(['Contact', 'Lead'], { error: 'Choose Contacts or Leads.' }).nullable().default(null),
 });
 /** What a caller sends (mappings and re-enrichment may be left out: none, off). */
 export type CrmSettingsInput = z.input<typeof ZCrmSettingsInput>;
@@ -58,6 +61,8 @@ export class CrmSettingsInvalid extends Error {
 }
 
 export interface SettingsChecks {
+  /** The connected CRM's name, for the messages (HubSpot when none is connected yet). */
+  crm?: string;
   /** The portal's properties that can be a lead score (integrations/hubspot/score-properties.ts), when a connection exists (null: not checked). */
   scoreProperties: string[] | null;
   /** The portal's properties a mapping can write (integrations/hubspot/mappable-properties.ts); null: not connected, so no mapping can be saved. */
@@ -82,10 +87,11 @@ export async function validateCrmSettings(raw: unknown, checks: SettingsChecks):
   }
   const input = { ...parsed.data, chatWebhookUrl: parsed.data.chatWebhookUrl || null, digestEmail: parsed.data.digestEmail ? normaliseEmail(parsed.data.digestEmail) : null };
   if (checks.scoreProperties && !checks.scoreProperties.includes(input.scoreProperty)) {
-    fields.scoreProperty = `${input.scoreProperty} is not a HubSpot number property that can be a lead score. If you created it just now, reload the properties from HubSpot.`;
+    const crm = checks.crm ?? 'HubSpot';
+    fields.scoreProperty = `${input.scoreProperty} is not a ${crm} number field that can be a lead score. If you created it just now, reload the fields from ${crm}.`;
   }
   if (input.digestEmail !== null && !isValidEmail(input.digestEmail)) fields.digestEmail = 'Enter an e-mail address, or leave it empty for the account e-mail.';
-  const mappingProblem = mappingsProblem(input.propertyMappings, checks.mappableProperties);
+  const mappingProblem = mappingsProblem(input.propertyMappings, checks.mappableProperties, checks.crm ?? 'HubSpot');
   if (mappingProblem) fields.propertyMappings = mappingProblem;
   if (input.chatWebhookUrl !== null) {
     const problem = await webhookProblem(input.chatWebhookUrl, checks);
@@ -96,16 +102,16 @@ export async function validateCrmSettings(raw: unknown, checks: SettingsChecks):
 }
 
 /** Each output mapped once, each property written by one output, onto a property of the portal that fits it. */
-function mappingsProblem(mappings: PropertyMapping[], mappable: MappableProperty[] | null): string | null {
+function mappingsProblem(mappings: PropertyMapping[], mappable: MappableProperty[] | null, crm: string): string | null {
   if (mappings.length === 0) return null;
-  if (mappable === null) return 'Connect HubSpot to write onto its properties.';
+  if (mappable === null) return `Connect ${crm} to write onto its fields.`;
   const byName = new Map(mappable.map((property) => [property.name, property]));
   const fields = new Set<string>();
   const properties = new Set<string>();
   for (const mapping of mappings) {
     const label = CRM_MAPPABLE_FIELD_LABELS[mapping.field];
     const target = byName.get(mapping.property);
-    if (!target) return `${mapping.property} is not a HubSpot text or number property we can write. If you created it just now, reload the properties from HubSpot.`;
+    if (!target) return `${mapping.property} is not a ${crm} text or number field we can write. If you created it just now, reload the fields from ${crm}.`;
     if (!canMapOnto(mapping.field, target)) return `${target.label} (${target.name}) is a number: only Company Employees can be written to it.`;
     if (fields.has(mapping.field)) return `${label} is mapped twice: map each research output once.`;
     if (properties.has(mapping.property)) return `${target.label} (${target.name}) is mapped twice: one research output per property.`;
@@ -155,6 +161,7 @@ interface SettingsRow {
   paused_reason: string | null;
   property_mappings: PropertyMapping[];
   re_enrich_after_days: number | null;
+  crm_object: 'Contact' | 'Lead' | null;
 }
 
 export interface StoredCrmSettings extends CrmSettings {
@@ -178,15 +185,17 @@ const fromRow = (row: SettingsRow): StoredCrmSettings => ({
   pausedReason: row.paused_reason,
   propertyMappings: row.property_mappings ?? [],
   reEnrichAfterDays: row.re_enrich_after_days,
+  crmObject: row.crm_object,
   chatWebhookDisabled: row.chat_webhook_disabled_at ? { at: new Date(row.chat_webhook_disabled_at), reason: row.chat_webhook_disabled_reason ?? '' } : null,
 });
 
 /** The defaults a product's form starts from before its first save (paused: nothing runs until someone turns it on). */
-export function defaultCrmSettings(accountId: number, productId: number): StoredCrmSettings {
+export function defaultCrmSettings(accountId: number, productId: number, defaultScoreField: string | null = CRM_DEFAULTS.scoreProperty): StoredCrmSettings {
   return {
-    productId, accountId, cadence: CRM_DEFAULTS.cadence, hourUtc: CRM_DEFAULTS.hourUtc, scoreProperty: CRM_DEFAULTS.scoreProperty, minScore: CRM_DEFAULTS.minScore,
+    // A CRM without a default lead score (Pipedrive) starts with none chosen: the form asks for one.
+    productId, accountId, cadence: CRM_DEFAULTS.cadence, hourUtc: CRM_DEFAULTS.hourUtc, scoreProperty: defaultScoreField ?? '', minScore: CRM_DEFAULTS.minScore,
     skipFreeMail: CRM_DEFAULTS.skipFreeMail, skipRoleBased: CRM_DEFAULTS.skipRoleBased, researchLimit: CRM_DEFAULTS.researchLimit, chatWebhookUrl: null,
-    digestEnabled: CRM_DEFAULTS.digestEnabled, digestEmail: null, active: false, pausedReason: null, propertyMappings: [], reEnrichAfterDays: null, chatWebhookDisabled: null,
+    digestEnabled: CRM_DEFAULTS.digestEnabled, digestEmail: null, active: false, pausedReason: null, propertyMappings: [], reEnrichAfterDays: null, crmObject: null, chatWebhookDisabled: null,
   };
 }
 
@@ -207,12 +216,12 @@ export async function listAccountCrmSettings(em: EntityManager, accountId: numbe
 export async function saveCrmSettings(em: EntityManager, accountId: number, productId: number, input: CrmSettingsInput, now: Date): Promise<StoredCrmSettings> {
   const [row]: SettingsRow[] = await em.execute(
     `insert into crm_integration (product_id, account_id, cadence, hour_utc, score_property, min_score, skip_free_mail, skip_role_based, research_limit,
-       chat_webhook_url, digest_enabled, digest_email, active, paused_reason, property_mappings, re_enrich_after_days, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       chat_webhook_url, digest_enabled, digest_email, active, paused_reason, property_mappings, re_enrich_after_days, crm_object, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (product_id) do update set cadence = excluded.cadence, hour_utc = excluded.hour_utc, score_property = excluded.score_property,
        min_score = excluded.min_score, skip_free_mail = excluded.skip_free_mail, skip_role_based = excluded.skip_role_based,
        research_limit = excluded.research_limit, digest_enabled = excluded.digest_enabled, digest_email = excluded.digest_email,
-       property_mappings = excluded.property_mappings, re_enrich_after_days = excluded.re_enrich_after_days,
+       property_mappings = excluded.property_mappings, re_enrich_after_days = excluded.re_enrich_after_days, crm_object = excluded.crm_object,
        chat_webhook_disabled_at = case when crm_integration.chat_webhook_url is distinct from excluded.chat_webhook_url then null else crm_integration.chat_webhook_disabled_at end,
        chat_webhook_disabled_reason = case when crm_integration.chat_webhook_url is distinct from excluded.chat_webhook_url then null else crm_integration.chat_webhook_disabled_reason end,
        chat_webhook_url = excluded.chat_webhook_url,
@@ -223,7 +232,7 @@ export async function saveCrmSettings(em: EntityManager, accountId: number, prod
      returning *`,
     [
       productId, accountId, input.cadence, input.hourUtc, input.scoreProperty, input.minScore, input.skipFreeMail, input.skipRoleBased, input.researchLimit,
-      input.chatWebhookUrl, input.digestEnabled, input.digestEmail, input.active, null, JSON.stringify(input.propertyMappings ?? []), input.reEnrichAfterDays ?? null, now, now,
+      input.chatWebhookUrl, input.digestEnabled, input.digestEmail, input.active, null, JSON.stringify(input.propertyMappings ?? []), input.reEnrichAfterDays ?? null, input.crmObject ?? null, now, now,
     ],
   );
   if (!row) throw new Error(`product ${productId} is not account ${accountId}'s`);

@@ -8,21 +8,22 @@
 // their contacts in batches (services/crm-batch-write.ts); the one-contact
 // write below serves runs started before that.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  crmGroupName, crmPropertyName, CRM_FIELDS, CRM_STATUS_VALUES, emptySkipCounts, hubspotContactUrl,
-  type CandidateVerdict, type CrmRunCounts, type CrmSettings, type SkipReason,
-} from '../domain/crm.ts';
+import { crmPropertyName, emptySkipCounts, type CandidateVerdict, type CrmRunCounts, type CrmSettings, type SkipReason } from '../domain/crm.ts';
 import { contactChatMessage, crmContentProperties, crmNoteHtml, runSummaryChatMessage, skippedSummary, type ChatMessage } from '../domain/crm-messages.ts';
 import type { CrmRunPlan } from '../domain/crm-sync-contract.ts';
 import { PLANS, type PlanName } from '../domain/plans.ts';
 import type { ResearchData } from '../domain/research-reply.ts';
 import type { ChatPostResult } from '../integrations/chat/slack-webhook.ts';
-import type { HubSpotConfig } from '../integrations/hubspot/config.ts';
-import { createHubSpotCrm, type HubSpotCrm, type RetryPolicy } from '../integrations/hubspot/crm-client.ts';
-import { HubSpotRejected } from '../integrations/hubspot/errors.ts';
-import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
+import { CRM_PROVIDER_LABELS, type CrmAdapter, type CrmConnectionRef, type CrmProvider } from '../integrations/crm/adapter.ts';
+import type { CrmConfig } from '../integrations/crm/config.ts';
+import { CrmAuthRevoked, CrmConfigRejected, CrmRejected } from '../integrations/crm/errors.ts';
+import type { CrmProviderKit, CrmProviderKits } from '../integrations/crm/providers.ts';
+import { hubspotBudgetWindows } from '../integrations/hubspot/budget.ts';
+import { createHubSpotCrm, type HubSpotCrm } from '../integrations/hubspot/crm-client.ts';
 import { crmDigestEmail, crmWebhookDisabledEmail } from '../integrations/mail/templates/crm.ts';
-import type { CrmTokens } from './crm-connections.ts';
+import { connectionRef, type CrmTokens } from './crm-connections.ts';
+import { crmFieldKeyStore } from './crm-field-keys.ts';
+import type { PortalBudgets } from './crm-portal-budget.ts';
 import { disableChatWebhook, getCrmSettings } from './crm-settings.ts';
 import { postPacedChatMessage } from './chat-pacing.ts';
 import { enqueueMail } from './mail-outbox.ts';
@@ -30,20 +31,58 @@ import { enqueueMail } from './mail-outbox.ts';
 export interface CrmSyncDeps {
   em(): EntityManager;
   clock(): Date;
-  hubspot: HubSpotConfig;
+  config: CrmConfig;
+  kits: CrmProviderKits;
   tokens: CrmTokens;
-  throttle: PortalThrottle;
+  budgets: PortalBudgets;
   publicUrl: string;
-  retry?: Partial<RetryPolicy>;
+  /** Shorter waits for tests: each CRM's retry policy, partly overridden. */
+  retry?: Record<string, number>;
   fetch?: typeof fetch;
 }
 
-export function crmClientFor(deps: CrmSyncDeps, accountId: number, portalId: number): HubSpotCrm {
+function kitOf(deps: CrmSyncDeps, provider: CrmProvider): CrmProviderKit {
+  const kit = deps.kits[provider];
+  if (!kit) throw new CrmConfigRejected(`${CRM_PROVIDER_LABELS[provider]} is not configured on this server`);
+  return kit;
+}
+
+/** The adapter of a connection: its CRM's, with the portal's shared budget and the account's live token. */
+export function crmAdapterOf(deps: CrmSyncDeps, connection: CrmConnectionRef, crmObject: string | null = null): CrmAdapter {
+  const kit = kitOf(deps, connection.provider);
+  return kit.adapter({
+    connection,
+    accessToken: async (options) => (await deps.tokens.accessToken(connection.accountId, options)).token,
+    budget: deps.budgets.forPortal({ provider: connection.provider, portalId: connection.portalId }, kit.budgetWindows),
+    fieldKeys: crmFieldKeyStore(deps.em, connection),
+    crmObject,
+    retry: deps.retry,
+  });
+}
+
+/** The adapter of the account's live connection; CrmAuthRevoked when it has none. */
+export async function crmAdapterFor(deps: CrmSyncDeps, settings: Pick<CrmSettings, 'accountId' | 'crmObject'>): Promise<CrmAdapter> {
+  const connection = await connectionRef(deps.em(), settings.accountId);
+  if (!connection) throw new CrmAuthRevoked(`account ${settings.accountId} has no CRM connection`);
+  return crmAdapterOf(deps, connection, settings.crmObject ?? null);
+}
+
+/** A contact's record in its CRM, for chat messages and digests; null when the account has no connection any more. */
+async function recordUrlOf(deps: CrmSyncDeps, accountId: number): Promise<((contactId: string) => string) | null> {
+  const connection = await connectionRef(deps.em(), accountId);
+  const kit = connection ? deps.kits[connection.provider] : undefined;
+  return connection && kit ? (contactId) => kit.recordUrl(connection, contactId) : null;
+}
+
+/** HubSpot's client for runs started before batch writes (their one-contact writes; docs/crm.md#batch-writes). */
+export function crmClientFor(deps: CrmSyncDeps, accountId: number, portalId: number | string): HubSpotCrm {
+  const hubspot = deps.config.hubspot;
+  if (!hubspot) throw new CrmConfigRejected('HubSpot is not configured on this server');
   return createHubSpotCrm({
-    apiBase: deps.hubspot.apiBase,
-    portalId,
+    apiBase: hubspot.apiBase,
+    portalId: Number(portalId),
     accessToken: async (options) => (await deps.tokens.accessToken(accountId, options)).token,
-    throttle: deps.throttle,
+    budget: deps.budgets.forPortal({ provider: 'hubspot', portalId: String(portalId) }, hubspotBudgetWindows(hubspot.limits)),
     retry: deps.retry,
   });
 }
@@ -52,9 +91,11 @@ export function crmClientFor(deps: CrmSyncDeps, accountId: number, portalId: num
 export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number; runId: string; trigger: 'schedule' | 'manual' }): Promise<CrmRunPlan> {
   const em = deps.em();
   const settings = await getCrmSettings(em, input.productId);
-  const [context]: Array<{ account_id: number; name: string; plan: PlanName; owner_email: string; deletion_requested_at: Date | null; portal_id: string | null; status: string | null }> =
+  const [context]: Array<{
+    account_id: number; name: string; plan: PlanName; owner_email: string; deletion_requested_at: Date | null; provider: CrmProvider | null; portal_id: string | null; status: string | null;
+  }> =
     await em.execute(
-      `select p.account_id, p.name, a.plan, a.owner_email, a.deletion_requested_at, c.portal_id, c.status
+      `select p.account_id, p.name, a.plan, a.owner_email, a.deletion_requested_at, c.provider, c.portal_id, c.status
        from product_context p join account a on a.id = p.account_id left join crm_connection c on c.account_id = p.account_id where p.id = ?`,
       [input.productId],
     );
@@ -69,11 +110,12 @@ export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number;
           : !settings.active
             ? 'paused'
             : null;
-  const portalId = context?.portal_id ? Number(context.portal_id) : null;
+  const portalId = context?.portal_id ?? null;
+  const provider = context?.provider ?? 'hubspot';
   if (context) {
     await em.execute(
-      `insert into crm_sync_run (id, product_id, account_id, portal_id, trigger, status, reason, started_at) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
-      [input.runId, input.productId, context.account_id, portalId, input.trigger, why ? 'not_run' : 'running', why, deps.clock()],
+      `insert into crm_sync_run (id, product_id, account_id, provider, portal_id, trigger, status, reason, started_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+      [input.runId, input.productId, context.account_id, provider, portalId, input.trigger, why ? 'not_run' : 'running', why, deps.clock()],
     );
   }
   const { chatWebhookDisabled: _disabled, ...plain } = settings ?? { chatWebhookDisabled: null };
@@ -82,41 +124,25 @@ export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number;
     notRunReason: why,
     settings: settings ? { ...(plain as CrmSettings), chatWebhookUrl: settings.chatWebhookDisabled ? null : settings.chatWebhookUrl } : null,
     productName: context?.name ?? '',
+    provider,
     portalId,
     ownerEmail: context?.owner_email ?? '',
   };
 }
 
 /**
- * The product's group `pe_<id>` and its properties, created on first use;
- * existing ones are left as they are. One listing call finds what exists, so
- * a run after the first spends one HubSpot call here; the missing ones are
- * created with the group (a 409: it exists) in one batch call, so a first
- * run spends three.
+ * The product's fields in the CRM, created on first use (existing ones are
+ * left as they are; docs/crm.md#what-a-sync-does). Where the CRM's API cannot
+ * create them for this user (Salesforce without the rights), the run ends
+ * with the admin's steps, which the CRM page shows too.
  */
 export async function ensureCrmProperties(deps: CrmSyncDeps, plan: CrmRunPlan): Promise<void> {
   const settings = plan.settings!;
-  const crm = crmClientFor(deps, settings.accountId, plan.portalId!);
-  const existing = await crm.propertyNames();
-  const missing = CRM_FIELDS.map((field, index) => ({ field, index })).filter(({ field }) => !existing.has(crmPropertyName(settings.productId, field.field)));
-  if (missing.length === 0) return;
-  const group = crmGroupName(settings.productId);
-  await crm.createGroup(group, `Prospect Enrichment: ${plan.productName}`.slice(0, 100));
-  const created = await crm.createProperties(missing.map(({ field, index }) => ({
-    name: crmPropertyName(settings.productId, field.field),
-    label: `${field.label} (${plan.productName})`.slice(0, 100),
-    type: field.type,
-    fieldType: field.fieldType,
-    groupName: group,
-    description: `Written by Prospect Enrichment for ${plan.productName}.`,
-    ...(field.type === 'enumeration'
-      ? { options: CRM_STATUS_VALUES.map((value, order) => ({ label: value.replace('_', ' '), value, displayOrder: order, hidden: false })) }
-      : {}),
-    displayOrder: index,
-  })));
-  // Without its properties the run cannot write anything: a refusal here ends it.
-  const [refused] = created.refused;
-  if (refused) throw new HubSpotRejected(400, { category: 'VALIDATION_ERROR', message: `HubSpot refused the property ${refused[0]}: ${refused[1]}` });
+  const adapter = await crmAdapterFor(deps, settings);
+  const fields = await adapter.ensureOwnFields({ id: settings.productId, name: plan.productName });
+  if (!fields.ready) {
+    throw new CrmRejected(403, `${CRM_PROVIDER_LABELS[adapter.provider]} needs our fields set up by an admin first (the CRM page lists the steps): ${fields.steps.join(' ')}`.slice(0, 2000));
+  }
 }
 
 export async function researchData(em: EntityManager, researchId: string): Promise<ResearchData | null> {
@@ -192,11 +218,12 @@ export async function postContactChat(deps: CrmSyncDeps, plan: CrmRunPlan, conta
   );
   if (state?.chat_posted_at) return 'already';
   if (state?.disabled_at) return 'none';
+  const recordUrl = await recordUrlOf(deps, settings.accountId);
   const message = contactChatMessage({
     productName: plan.productName,
     contactName: contact.name ?? contact.email ?? `Contact ${contact.contactId}`,
     email: contact.email ?? '',
-    contactUrl: hubspotContactUrl(deps.hubspot.appBase, plan.portalId!, contact.contactId),
+    contactUrl: recordUrl?.(contact.contactId) ?? `${deps.publicUrl}/app/crm`,
     data,
   });
   const chat = await postChat(deps, plan, message);
@@ -226,7 +253,7 @@ async function postChat(deps: CrmSyncDeps, plan: CrmRunPlan, message: ChatMessag
   const settings = plan.settings!;
   const url = settings.chatWebhookUrl!;
   // In the webhook's turn, shared by every process (services/chat-pacing.ts): in order, about one a second.
-  const result = await postPacedChatMessage(deps.em, url, message, { chatSandboxUrl: deps.hubspot.chatSandboxUrl, fetch: deps.fetch });
+  const result = await postPacedChatMessage(deps.em, url, message, { chatSandboxUrl: deps.config.chatSandboxUrl, fetch: deps.fetch });
   if (result.outcome === 'gone') {
     const em = deps.em();
     await em.transactional(async (tx) => {
@@ -273,6 +300,8 @@ export async function finishCrmRun(
     else if (row.outcome === 'failed') counts.failed++;
   }
   const [run]: Array<{ started_at: Date; finished_at: Date | null }> = await em.execute('select started_at, finished_at from crm_sync_run where id = ?', [plan.runId]);
+  const crm = CRM_PROVIDER_LABELS[plan.provider ?? 'hubspot'];
+  const recordUrl = (await recordUrlOf(deps, settings.accountId)) ?? (() => `${deps.publicUrl}/app/crm`);
   let isDigestQueued = false;
   const first = await em.transactional(async (tx) => {
     const updated: unknown[] = await tx.execute(
@@ -288,6 +317,7 @@ export async function finishCrmRun(
         dedupeKey: `crm-digest:${plan.runId}`,
         message: crmDigestEmail({
           to: settings.digestEmail ?? plan.ownerEmail,
+          crm,
           productName: plan.productName,
           researched: counts.researched,
           failed: counts.failed,
@@ -298,7 +328,7 @@ export async function finishCrmRun(
             .filter((row) => row.outcome === 'researched' || row.outcome === 'failed')
             .map((row) => ({
               name: row.name ?? row.email ?? row.contact_id, email: row.email ?? '', company: null,
-              hubspotUrl: hubspotContactUrl(deps.hubspot.appBase, plan.portalId!, row.contact_id), outcome: row.outcome as 'researched' | 'failed',
+              recordUrl: recordUrl(row.contact_id), outcome: row.outcome as 'researched' | 'failed',
             })),
           publicUrl: deps.publicUrl,
         }),
@@ -309,6 +339,7 @@ export async function finishCrmRun(
   if (isDigestQueued) await options.onDigestQueued?.();
   if (first && settings.chatWebhookUrl) {
     await postChat(deps, plan, runSummaryChatMessage({
+      crm,
       productName: plan.productName, counts, stoppedForCredits: input.status === 'credits_exhausted', startedAt: new Date(run?.started_at ?? now), minScore: settings.minScore,
     }));
   }

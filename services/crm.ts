@@ -1,6 +1,6 @@
-import { RESEARCH_PRIORITY_KEY } from '../domain/research-fanout.ts';
-// The CRM integration as one object for the API and the worker: its HubSpot
-// configuration, OAuth, tokens, the portals' budget, and the operations that
+// The CRM integration as one object for the API and the worker: the
+// configured CRMs (each with its OAuth and adapter), tokens, the portals'
+// budgets, and the operations that
 // must move the database and the Temporal Schedules together (pause,
 // disconnect, account deletion, plan changes, Run now).
 import { randomUUID } from 'node:crypto';
@@ -8,21 +8,22 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../domain/crm.ts';
 import type { CrmSyncInput } from '../domain/crm-sync-contract.ts';
-import { loadHubSpotConfig, type HubSpotConfig } from '../integrations/hubspot/config.ts';
-import { createHubSpotOAuth, type HubSpotOAuth } from '../integrations/hubspot/oauth.ts';
-import type { PortalThrottle } from '../integrations/hubspot/throttle.ts';
+import { RESEARCH_PRIORITY_KEY } from '../domain/research-fanout.ts';
+import { loadCrmConfig, type CrmConfig } from '../integrations/crm/config.ts';
+import { crmProviderKits, type CrmProviderKits } from '../integrations/crm/providers.ts';
 import type { Env } from '../lib/env.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createCrmTokens, pauseAccountIntegrations, type CrmTokens } from './crm-connections.ts';
-import { createPortalBudget } from './crm-portal-budget.ts';
+import { createPortalBudgets, type PortalBudgets } from './crm-portal-budget.ts';
 import { CRM_ACCOUNT_ATTRIBUTE, CRM_PRODUCT_ATTRIBUTE, crmTaskQueue, reconcileCrmSchedule } from './crm-schedules.ts';
 import type { CrmSyncDeps } from './crm-sync.ts';
 
 export interface Crm {
-  config: HubSpotConfig;
-  oauth: HubSpotOAuth;
+  config: CrmConfig;
+  /** The configured CRMs. */
+  kits: CrmProviderKits;
   tokens: CrmTokens;
-  throttle: PortalThrottle;
+  budgets: PortalBudgets;
   syncDeps: CrmSyncDeps;
   /** Brings these products' Schedules in line with the database (logged, never thrown: the next reconcile retries). */
   reconcile(productIds: number[]): Promise<void>;
@@ -35,12 +36,12 @@ export interface Crm {
 }
 
 export function createCrm(deps: { orm: Orm; temporal: Client; env: Env; publicUrl: string; clock: () => Date; researchTaskQueue: string; logger: Logger }): Crm | null {
-  const config = loadHubSpotConfig(deps.env);
+  const config = loadCrmConfig(deps.env);
   if (!config) return null;
   const em = () => deps.orm.em.fork();
-  const oauth = createHubSpotOAuth(config);
+  const kits = crmProviderKits(config);
   // One budget per portal shared with every other process that calls it (docs/crm.md#rate-limits).
-  const throttle = createPortalBudget({ em, limits: config.limits });
+  const budgets = createPortalBudgets({ em });
   const reconcile = async (productIds: number[]) => {
     for (const productId of productIds) {
       try {
@@ -50,11 +51,11 @@ export function createCrm(deps: { orm: Orm; temporal: Client; env: Env; publicUr
       }
     }
   };
-  const tokens = createCrmTokens({ em, config, oauth, clock: deps.clock, publicUrl: deps.publicUrl, onPaused: reconcile });
-  const syncDeps: CrmSyncDeps = { em, clock: deps.clock, hubspot: config, tokens, throttle, publicUrl: deps.publicUrl };
+  const tokens = createCrmTokens({ em, tokenKey: config.tokenKey, kits, clock: deps.clock, publicUrl: deps.publicUrl, onPaused: reconcile });
+  const syncDeps: CrmSyncDeps = { em, clock: deps.clock, config, kits, tokens, budgets, publicUrl: deps.publicUrl };
 
   return {
-    config, oauth, tokens, throttle, syncDeps, reconcile,
+    config, kits, tokens, budgets, syncDeps, reconcile,
     async pauseAccount(accountId, reason) {
       await pauseAccountIntegrations(em(), accountId, reason, deps.clock());
       await reconcile(await productsOf(accountId));

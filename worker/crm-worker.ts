@@ -12,7 +12,7 @@ import { createMaintenanceWorker } from './maintenance-worker.ts';
 /**
  * The CRM sync worker: crmSyncWorkflow and its activities on their own task
  * queue beside the research queue (its per-contact research runs there, as
- * any job does). Null where no HubSpot app is configured. At start, every
+ * any job does). Null where no CRM app is configured. At start, every
  * integration's Schedule is brought in line with the database.
  */
 export async function startCrmWorker(options: {
@@ -40,7 +40,7 @@ export async function startCrmWorker(options: {
     taskQueue: crmTaskQueue(options.researchTaskQueue),
     workflowBundle: options.workflowBundle,
     activities: createCrmActivities({
-      orm: options.orm, clock: options.clock, hubspot: crm.config, tokens: crm.tokens, throttle: crm.throttle, publicUrl: options.publicUrl, temporal: options.temporal, retry: options.retry,
+      orm: options.orm, clock: options.clock, config: crm.config, kits: crm.kits, tokens: crm.tokens, budgets: crm.budgets, publicUrl: options.publicUrl, temporal: options.temporal, retry: options.retry,
     }),
     concurrency: options.slots?.maxActivities ?? 20,
     versioning: options.versioning,

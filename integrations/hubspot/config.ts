@@ -18,15 +18,6 @@ const ZHubSpotEnv = z.object({
   HUBSPOT_OAUTH_BASE: envVar.url(['http', 'https']).default('https://app.hubspot.com'),
   /** Where contact records are shown (`<base>/contacts/<portal>/record/0-1/<id>`). */
   HUBSPOT_APP_BASE: envVar.url(['http', 'https']).default('https://app.hubspot.com'),
-  /** 32 bytes, base64: the AES-256-GCM key CRM tokens are encrypted with at rest. */
-  CRM_TOKEN_KEY: z
-    .string()
-    .trim()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, 'not 32 bytes')
-    .describe('32 random bytes in base64 (openssl rand -base64 32)')
-    .optional(),
-  /** The chat-webhook stand-in: its loopback http URLs are accepted as webhook URLs. Never set in production. */
-  CRM_CHAT_SANDBOX_URL: envVar.url(['http', 'https']).optional(),
   /** Per-portal budget below HubSpot's documented limits (110 per 10 s; search 5 per second). */
   HUBSPOT_MAX_CALLS_PER_10S: envVar.int({ min: 1 }).default(100),
   HUBSPOT_MAX_SEARCHES_PER_SECOND: envVar.int({ min: 1 }).default(4),
@@ -38,10 +29,7 @@ export interface HubSpotConfig {
   apiBase: string;
   oauthBase: string;
   appBase: string;
-  tokenKey: Buffer;
   scopes: string[];
-  /** The local chat stand-in, whose http loopback URLs are accepted as webhooks; null: https to public addresses only. */
-  chatSandboxUrl: string | null;
   limits: { callsPer10s: number; searchesPerSecond: number };
 }
 
@@ -50,18 +38,13 @@ export function loadHubSpotConfig(env: Env = process.env): HubSpotConfig | null 
   const e = parseEnv(ZHubSpotEnv, env);
   if (e.HUBSPOT_CLIENT_ID === undefined && e.HUBSPOT_CLIENT_SECRET === undefined) return null;
   if (e.HUBSPOT_CLIENT_ID === undefined || e.HUBSPOT_CLIENT_SECRET === undefined) throw new ConfigError(['HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET are set together or not at all']);
-  const isLocal = /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(e.HUBSPOT_API_BASE);
-  // A local stand-in gets a fixed development key; anything else must say its own.
-  if (e.CRM_TOKEN_KEY === undefined && !isLocal) throw new ConfigError(['CRM_TOKEN_KEY is not set: expected 32 random bytes in base64 (openssl rand -base64 32) to encrypt CRM tokens']);
   return {
     clientId: e.HUBSPOT_CLIENT_ID,
     clientSecret: e.HUBSPOT_CLIENT_SECRET,
     apiBase: e.HUBSPOT_API_BASE.replace(/\/+$/, ''),
     oauthBase: e.HUBSPOT_OAUTH_BASE.replace(/\/+$/, ''),
     appBase: e.HUBSPOT_APP_BASE.replace(/\/+$/, ''),
-    tokenKey: e.CRM_TOKEN_KEY !== undefined ? Buffer.from(e.CRM_TOKEN_KEY, 'base64') : Buffer.alloc(32, 7),
     scopes: HUBSPOT_SCOPES,
-    chatSandboxUrl: e.CRM_CHAT_SANDBOX_URL?.replace(/\/+$/, '') ?? null,
     limits: { callsPer10s: e.HUBSPOT_MAX_CALLS_PER_10S, searchesPerSecond: e.HUBSPOT_MAX_SEARCHES_PER_SECOND },
   };
 }

@@ -11,7 +11,8 @@ import { Client } from '@hubspot/api-client';
 import { HubSpotAuthRevoked, HubSpotRejected, HubSpotUnavailable } from './errors.ts';
 import { batchOutcomes, inBatches, type BatchOutcomes, type BatchReply } from './batch-results.ts';
 import { scorePropertiesOf, type PropertyMetadata, type ScoreProperty } from './score-properties.ts';
-import type { CallKind, PortalThrottle } from './throttle.ts';
+import type { AccessTokenSource, CrmCallBudget } from '../crm/adapter.ts';
+import type { CallKind } from './budget.ts';
 
 export interface PropertyDefinition {
   name: string;
@@ -94,24 +95,20 @@ export interface RetryPolicy {
 
 export const HUBSPOT_RETRY: RetryPolicy = { attempts: 5, tenSecondlyMs: 10_000, secondlyMs: 1_000, serverErrorBaseMs: 200, maxWaitMs: 15_000 };
 
-export interface AccessTokenSource {
-  /** The live access token; `refused`: HubSpot said 401 to this one (refreshed unless another caller already did). */
-  (options?: { refused?: string }): Promise<string>;
-}
-
 const NOTE_TO_CONTACT = 202;
 
 export function createHubSpotCrm(options: {
   apiBase: string;
   portalId: number;
   accessToken: AccessTokenSource;
-  throttle: PortalThrottle;
+  /** The portal's budget, shared by every process. */
+  budget: CrmCallBudget;
   retry?: Partial<RetryPolicy>;
   sleep?: (ms: number) => Promise<void>;
 }): HubSpotCrm {
   const retry = { ...HUBSPOT_RETRY, ...options.retry };
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const { portalId, throttle } = options;
+  const { portalId, budget } = options;
   const clients = new Map<string, Client>();
   const clientFor = (token: string) => {
     let client = clients.get(token);
@@ -133,7 +130,7 @@ export function createHubSpotCrm(options: {
   async function call<T>(kind: CallKind, run: (client: Client) => Promise<T>, isRepeatable = true): Promise<T> {
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
-      await throttle.acquire(portalId, kind);
+      await budget.acquire(kind);
       const token = await options.accessToken();
       try {
         return await run(clientFor(token));
@@ -155,7 +152,7 @@ export function createHubSpotCrm(options: {
         }
         const wait = waitFor(status, body, headers, attempt);
         if (wait === null) throw new HubSpotRejected(status, body);
-        if (status === 429) await throttle.holdOff(portalId, kind, wait);
+        if (status === 429) await budget.holdOff(wait);
         if (attempt >= retry.attempts || wait > retry.maxWaitMs || (status >= 500 && !isRepeatable)) throw new HubSpotUnavailable(`HubSpot answered ${status} ${attempt} time(s)`, status, wait);
         await sleep(wait);
       }

@@ -2,51 +2,38 @@
 // developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines and
 // the OAuth pages): a dead grant pauses the account's integrations, a bad
 // client is our configuration, 429/423/477/5xx are retried, the rest is a
-// refusal of this one request.
+// refusal of this one request. Each is the CRM-neutral error of the same
+// meaning (integrations/crm/errors.ts), with HubSpot's details.
+import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, CrmUnavailable } from '../crm/errors.ts';
 
 /** The refresh token is revoked or the app uninstalled (`invalid_grant`, BAD_REFRESH_TOKEN, BAD_HUB): reconnecting is the only way on. */
-export class HubSpotAuthRevoked extends Error {
+export class HubSpotAuthRevoked extends CrmAuthRevoked {
   override name = 'HubSpotAuthRevoked';
 }
 
 /** Our client id or secret is refused (`invalid_client`, BAD_CLIENT_ID/SECRET): an operator must fix the configuration. */
-export class HubSpotConfigRejected extends Error {
+export class HubSpotConfigRejected extends CrmConfigRejected {
   override name = 'HubSpotConfigRejected';
 }
 
 /** Retryable: rate limited, locked, migrating, 5xx or the network; `retryAfterMs` is how long HubSpot asks us to wait. */
-export class HubSpotUnavailable extends Error {
+export class HubSpotUnavailable extends CrmUnavailable {
   override name = 'HubSpotUnavailable';
-  readonly status: number | null;
-  readonly retryAfterMs: number;
-  constructor(message: string, status: number | null, retryAfterMs: number) {
-    super(message);
-    this.status = status;
-    this.retryAfterMs = retryAfterMs;
-  }
 }
 
 /** A request HubSpot refused for good (400, 403, 404, 409): its category and the property errors it named. */
-export class HubSpotRejected extends Error {
+export class HubSpotRejected extends CrmRejected {
   override name = 'HubSpotRejected';
-  readonly status: number;
   readonly category: string | null;
   readonly subCategory: string | null;
   /** PROPERTY_DOESNT_EXIST and the like, with the property each names. */
   readonly propertyErrors: Array<{ error: string; name: string }>;
   constructor(status: number, body: unknown) {
     const fields = (body ?? {}) as { message?: string; category?: string; subCategory?: string };
-    super(`HubSpot answered ${status}${fields.category ? ` ${fields.category}` : ''}: ${fields.message ?? JSON.stringify(body)}`);
-    this.status = status;
+    super(status, `HubSpot answered ${status}${fields.category ? ` ${fields.category}` : ''}: ${fields.message ?? JSON.stringify(body)}`);
     this.category = fields.category ?? null;
     this.subCategory = fields.subCategory ?? null;
     this.propertyErrors = propertyErrorsOf(fields.message ?? '');
-  }
-  get isConflict() {
-    return this.status === 409;
-  }
-  get isNotFound() {
-    return this.status === 404;
   }
 }
 

@@ -5,43 +5,25 @@
 // configured OAuth base. The SDK's TokenResponseIF drops hub_id, so the
 // portal comes from the access-token info call.
 import { Client } from '@hubspot/api-client';
+import type { CrmGrant, CrmOAuth, CrmTokenSet } from '../crm/adapter.ts';
 import type { HubSpotConfig } from './config.ts';
 import { HubSpotUnavailable, oauthFailure } from './errors.ts';
 
-export interface HubSpotTokens {
-  accessToken: string;
-  refreshToken: string;
-  expiresAt: Date;
-}
-
-export interface HubSpotGrant extends HubSpotTokens {
-  portalId: number;
-  /** The HubSpot user who approved (an e-mail address). */
-  hubUser: string;
-  scopes: string[];
-}
-
-export interface HubSpotOAuth {
-  authorizeUrl(input: { state: string; redirectUri: string }): string;
-  exchangeCode(code: string, redirectUri: string): Promise<HubSpotGrant>;
-  refresh(refreshToken: string): Promise<HubSpotTokens>;
-  revoke(refreshToken: string): Promise<void>;
-}
-
-export function createHubSpotOAuth(config: HubSpotConfig, now: () => Date = () => new Date()): HubSpotOAuth {
+export function createHubSpotOAuth(config: HubSpotConfig, now: () => Date = () => new Date()): CrmOAuth {
   const sdk = () => new Client({ basePath: config.apiBase });
 
-  async function tokenCall(grant: 'authorization_code' | 'refresh_token', input: { code?: string; redirectUri?: string; refreshToken?: string }): Promise<HubSpotTokens> {
+  async function tokenCall(grant: 'authorization_code' | 'refresh_token', input: { code?: string; redirectUri?: string; refreshToken?: string }): Promise<CrmTokenSet> {
     const started = now().getTime();
     try {
       const reply = await sdk().oauth.tokensApi.create(grant, input.code, input.redirectUri, config.clientId, config.clientSecret, input.refreshToken);
-      return { accessToken: reply.accessToken, refreshToken: reply.refreshToken, expiresAt: new Date(started + reply.expiresIn * 1000) };
+      return { accessToken: reply.accessToken, refreshToken: reply.refreshToken, expiresAt: new Date(started + reply.expiresIn * 1000), apiBase: null };
     } catch (error) {
       throw classify(error);
     }
   }
 
   return {
+    usesPkce: false,
     authorizeUrl({ state, redirectUri }) {
       const url = new URL(`${config.oauthBase}/oauth/authorize`);
       url.searchParams.set('client_id', config.clientId);
@@ -51,11 +33,11 @@ export function createHubSpotOAuth(config: HubSpotConfig, now: () => Date = () =
       // URLSearchParams writes spaces as '+'; HubSpot documents %20.
       return url.toString().replace(/scope=([^&]*)/, (_all, scopes: string) => `scope=${scopes.replace(/\+/g, '%20')}`);
     },
-    async exchangeCode(code, redirectUri) {
+    async exchangeCode({ code, redirectUri }): Promise<CrmGrant> {
       const tokens = await tokenCall('authorization_code', { code, redirectUri });
       try {
         const info = await sdk().oauth.accessTokensApi.get(tokens.accessToken);
-        return { ...tokens, portalId: info.hubId, hubUser: info.user ?? '', scopes: info.scopes ?? [] };
+        return { ...tokens, portalId: String(info.hubId), connectedUser: info.user ?? '', scopes: info.scopes ?? [] };
       } catch (error) {
         throw classify(error);
       }

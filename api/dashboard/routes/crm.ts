@@ -1,16 +1,19 @@
 import Router from '@koa/router';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hubspotContactUrl, nextRunAt, type CrmSettings } from '../../../domain/crm.ts';
+import { nextRunAt, type CrmSettings } from '../../../domain/crm.ts';
 import { AppError } from '../../../domain/errors.ts';
 import { PLANS } from '../../../domain/plans.ts';
-import { HubSpotAuthRevoked, HubSpotUnavailable } from '../../../integrations/hubspot/errors.ts';
+import { CRM_PROVIDER_LABELS, CRM_PROVIDERS, type CrmConnectionRef, type CrmProvider } from '../../../integrations/crm/adapter.ts';
+import { configuredProviders } from '../../../integrations/crm/config.ts';
+import { CrmAuthRevoked, CrmRejected, CrmUnavailable } from '../../../integrations/crm/errors.ts';
+import type { CrmProviderKits } from '../../../integrations/crm/providers.ts';
 import type { Crm } from '../../../services/crm.ts';
-import { consumeOAuthState, createOAuthState, getConnection, saveConnection } from '../../../services/crm-connections.ts';
+import { connectionRef, consumeOAuthState, createOAuthState, getConnection, saveConnection } from '../../../services/crm-connections.ts';
 import { previewCrmRun } from '../../../services/crm-candidates.ts';
 import { portalProperties } from '../../../services/crm-portal-metadata.ts';
 import { crmScheduleNextRuns } from '../../../services/crm-schedules.ts';
 import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm-settings.ts';
-import { crmClientFor } from '../../../services/crm-sync.ts';
+import { crmAdapterOf } from '../../../services/crm-sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { Client } from '@temporalio/client';
 import { readJsonBody } from '../../read-json-body.ts';
@@ -29,16 +32,17 @@ export const CRM_CALLBACK_PATH = '/app/api/crm/callback';
 
 /**
  * The CRM page's API (docs/crm.md; docs/decisions.md#crm-integration): the
- * account's HubSpot connection (connect through HubSpot's consent page,
- * disconnect), each product's settings, its next run, "Run now", a preview
- * of the next run's contacts, and the last runs with their contacts.
+ * account's one CRM connection (choose a configured CRM, connect through its
+ * consent page, disconnect to choose again), each product's settings, its
+ * next run, "Run now", a preview of the next run's contacts, and the last
+ * runs with their contacts.
  */
 export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
   const router = new Router<DashboardState>();
   const redirectUri = `${deps.publicUrl}${CRM_CALLBACK_PATH}`;
 
   const crmOf = () => {
-    if (!deps.crm) throw new AppError('crm_not_configured', 'No HubSpot app is configured on this server (HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET).');
+    if (!deps.crm) throw new AppError('crm_not_configured', 'No CRM app is configured on this server (docs/configuration.md#crm).');
     return deps.crm;
   };
   const requirePlan = (ctx: { state: DashboardState }) => {
@@ -52,14 +56,24 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     if (!product) throw new AppError('not_found', 'No such product.');
     return product;
   };
-  const connectedPortal = async (em: EntityManager, accountId: number) => {
-    const connection = await getConnection(em, accountId);
-    return connection?.status === 'connected' ? connection.portalId : null;
+  /** The account's live connection, or null. */
+  const connectedPortal = (em: EntityManager, accountId: number) => connectionRef(em, accountId);
+  const requireConnection = async (em: EntityManager, accountId: number, action: string) => {
+    const connection = await connectedPortal(em, accountId);
+    if (!connection) throw new AppError('crm_not_connected', `Connect a CRM ${action}.`);
+    return connection;
   };
-  const unavailable = (error: unknown): never => {
-    if (error instanceof HubSpotAuthRevoked) throw new AppError('crm_not_connected', 'HubSpot no longer accepts the connection. Connect HubSpot again.');
-    if (error instanceof HubSpotUnavailable) throw new AppError('crm_unavailable', 'HubSpot cannot be reached right now. Try again in a minute.');
+  const labelOf = (connection: { provider: CrmProvider } | null) => (connection ? CRM_PROVIDER_LABELS[connection.provider] : 'the CRM');
+  const unavailable = (connection: CrmConnectionRef | null) => (error: unknown): never => {
+    const crm = labelOf(connection);
+    if (error instanceof CrmAuthRevoked) throw new AppError('crm_not_connected', `${crm} no longer accepts the connection. Connect ${crm} again.`);
+    if (error instanceof CrmUnavailable) throw new AppError('crm_unavailable', `${crm} cannot be reached right now. Try again in a minute.`);
     throw error;
+  };
+  const kitOf = (crm: Crm, provider: CrmProvider) => {
+    const kit = crm.kits[provider];
+    if (!kit) throw new AppError('crm_not_configured', `${CRM_PROVIDER_LABELS[provider]} is not configured on this server.`);
+    return kit;
   };
 
   router.get('/crm', async (ctx) => {
@@ -73,6 +87,8 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
       plan: account.plan,
       planHasCrm: PLANS[account.plan].hasCrmIntegration,
       configured: deps.crm !== null,
+      /** The CRMs an account can connect here, in the order offered. */
+      providers: deps.crm ? configuredProviders(deps.crm.config).map((provider) => ({ provider, label: CRM_PROVIDER_LABELS[provider] })) : [],
       connection: connection && connection.status === 'connected' ? connection : null,
       lostConnection: connection && connection.status === 'revoked' ? connection : null,
       products: products.map((product) => ({ id: product.id, name: product.name, active: product.active ?? false, pausedReason: product.paused_reason, hasSettings: product.active !== null })),
@@ -82,13 +98,26 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
   router.post('/crm/connect', async (ctx) => {
     requirePlan(ctx);
     const crm = crmOf();
-    const body = (await readJsonBody(ctx)) as { productId?: unknown } | undefined;
+    const body = (await readJsonBody(ctx)) as { productId?: unknown; provider?: unknown } | undefined;
     const product = await productOf(ctx.state.em, ctx.state.account.id, String(body?.productId ?? ''));
-    const state = await createOAuthState(ctx.state.em, { accountId: ctx.state.account.id, productId: product.id, sessionUserId: ctx.state.user.id, now: deps.clock() });
-    ctx.body = { authorizeUrl: crm.oauth.authorizeUrl({ state, redirectUri }) };
+    // Before there was a choice the page sent no provider: HubSpot.
+    const provider = body?.provider ?? 'hubspot';
+    if (!CRM_PROVIDERS.includes(provider as CrmProvider)) {
+      throw new AppError('invalid_request', `provider must be one of ${CRM_PROVIDERS.join(', ')}.`, { fields: { provider: 'Choose HubSpot, Pipedrive or Salesforce.' } });
+    }
+    const kit = kitOf(crm, provider as CrmProvider);
+    // One CRM per account: another one's live connection is disconnected first (the page says so), then the choice is free again.
+    const current = await connectedPortal(ctx.state.em, ctx.state.account.id);
+    if (current && current.provider !== kit.provider) {
+      throw new AppError('crm_already_connected', `${CRM_PROVIDER_LABELS[current.provider]} is connected. Disconnect it before connecting ${CRM_PROVIDER_LABELS[kit.provider]}.`);
+    }
+    const { state, codeChallenge } = await createOAuthState(ctx.state.em, {
+      accountId: ctx.state.account.id, productId: product.id, provider: kit.provider, usesPkce: kit.oauth.usesPkce, sessionUserId: ctx.state.user.id, now: deps.clock(),
+    });
+    ctx.body = { authorizeUrl: kit.oauth.authorizeUrl({ state, redirectUri, codeChallenge }) };
   });
 
-  // HubSpot sends the browser back here: a top-level GET, which carries the session cookie (SameSite=Lax).
+  // The CRM sends the browser back here: a top-level GET, which carries the session cookie (SameSite=Lax).
   router.get('/crm/callback', async (ctx) => {
     const crm = crmOf();
     const back = (query: string) => ctx.redirect(`${deps.publicUrl}/app/crm${query}`);
@@ -98,10 +127,10 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     if (typeof ctx.query.error === 'string') return back(`/${claimed.productId}?error=denied`);
     const code = typeof ctx.query.code === 'string' ? ctx.query.code : '';
     try {
-      const grant = await crm.oauth.exchangeCode(code, redirectUri);
-      await saveConnection(ctx.state.em, crm.config.tokenKey, { accountId: claimed.accountId, grant, connectedBy: ctx.state.user.email, now: deps.clock() });
+      const grant = await kitOf(crm, claimed.provider).oauth.exchangeCode({ code, redirectUri, codeVerifier: claimed.codeVerifier });
+      await saveConnection(ctx.state.em, crm.config.tokenKey, { accountId: claimed.accountId, provider: claimed.provider, grant, connectedBy: ctx.state.user.email, now: deps.clock() });
     } catch (error) {
-      deps.logger.warn({ err: error, accountId: claimed.accountId }, 'HubSpot connection failed');
+      deps.logger.warn({ err: error, accountId: claimed.accountId, provider: claimed.provider }, 'CRM connection failed');
       return back(`/${claimed.productId}?error=exchange`);
     }
     const products: Array<{ product_id: number }> = await ctx.state.em.execute('select product_id from crm_integration where account_id = ?', [claimed.accountId]);
@@ -115,7 +144,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
       const paused = await crm.tokens.disconnect(ctx.state.account.id);
       ctx.body = { disconnected: true, pausedProducts: paused };
     } catch (error) {
-      unavailable(error);
+      unavailable(await connectedPortal(ctx.state.em, ctx.state.account.id))(error);
     }
   });
 
@@ -123,9 +152,10 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
     const stored = await getCrmSettings(em, product.id);
-    const settings = stored ?? defaultCrmSettings(account.id, product.id);
-    // Read every 2 s while a run is open: our own records only, never HubSpot (the score properties have their own route).
-    const portalId = await connectedPortal(em, account.id);
+    const portal = await connectedPortal(em, account.id);
+    const portalId = portal?.portalId ?? null;
+    const settings = stored ?? defaultCrmSettings(account.id, product.id, portal ? (deps.crm?.kits[portal.provider]?.defaultScoreField ?? null) : undefined);
+    // Read every 2 s while a run is open: our own records only, never the CRM (the score properties have their own route).
     const scheduled = stored ? await crmScheduleNextRuns(deps.temporal, product.id).catch(() => []) : [];
     const isRunning = stored && stored.active && portalId !== null && PLANS[account.plan].hasCrmIntegration;
     ctx.body = {
@@ -134,7 +164,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
       settings: withoutAccount(settings),
       chatWebhookDisabled: stored?.chatWebhookDisabled ?? null,
       nextRunAt: isRunning ? (scheduled[0] ?? nextRunAt(settings.cadence, settings.hourUtc, deps.clock())).toISOString() : null,
-      runs: await recentRuns(em, product.id, deps.crm?.config.appBase ?? 'https://app.hubspot.com'),
+      runs: await recentRuns(em, product.id, deps.crm?.kits ?? {}, portal),
     };
   });
 
@@ -144,14 +174,16 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
     const body = await readJsonBody(ctx);
-    const portalId = await connectedPortal(em, account.id);
-    const portal = portalId !== null ? await propertiesOf(crm, em, account.id, portalId, false) : null;
+    const connection = await connectedPortal(em, account.id);
+    const portal = connection ? await propertiesOf(crm, em, connection, false) : null;
     try {
       const input = await validateCrmSettings(body, {
+        crm: connection ? labelOf(connection) : undefined,
         scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, chatSandboxUrl: crm.config.chatSandboxUrl,
       });
-      if (input.active && portalId === null) throw new CrmSettingsInvalid({ active: 'Connect HubSpot before turning the integration on.' });
-      const saved = await saveCrmSettings(em, account.id, product.id, input, deps.clock());
+      if (input.active && !connection) throw new CrmSettingsInvalid({ active: 'Connect a CRM before turning the integration on.' });
+      // Contacts or Leads is Salesforce's alone.
+      const saved = await saveCrmSettings(em, account.id, product.id, { ...input, crmObject: connection?.provider === 'salesforce' ? input.crmObject : null }, deps.clock());
       await crm.reconcile([product.id]);
       ctx.body = { settings: withoutAccount(saved) };
     } catch (error) {
@@ -162,21 +194,24 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
   });
 
   /**
-   * The connected portal's contact properties that can be a lead score, and
-   * those a write-rule mapping can write, read from HubSpot once and kept
+   * The connected portal's fields that can be a lead score, and those a
+   * write-rule mapping can write, read from the CRM once and kept
    * (services/crm-portal-metadata.ts); `refresh` reads them again, for a
-   * property created in HubSpot since.
+   * field created in the CRM since.
    */
-  const propertiesOf = (crm: Crm, em: EntityManager, accountId: number, portalId: number, refresh: boolean) =>
-    portalProperties(em, { accountId, portalId, refresh, now: deps.clock() }, () => crmClientFor(crm.syncDeps, accountId, portalId).contactProperties()).catch(unavailable);
+  const propertiesOf = (crm: Crm, em: EntityManager, connection: CrmConnectionRef, refresh: boolean) =>
+    portalProperties(em, { accountId: connection.accountId, portalId: connection.portalId, refresh, now: deps.clock() }, () => crmAdapterOf(crm.syncDeps, connection).fieldMetadata())
+      .catch(unavailable(connection));
   const scorePropertiesReply = async (ctx: { state: DashboardState; body: unknown }, refresh: boolean) => {
     requirePlan(ctx);
     const crm = crmOf();
     const { account, em } = ctx.state;
-    const portalId = await connectedPortal(em, account.id);
-    if (portalId === null) throw new AppError('crm_not_connected', 'Connect HubSpot to choose a lead score property.');
-    const read = await propertiesOf(crm, em, account.id, portalId, refresh);
-    ctx.body = { portalId: read.portalId, properties: read.scoreProperties, mappableProperties: read.mappableProperties, readAt: read.readAt.toISOString() };
+    const connection = await requireConnection(em, account.id, 'to choose a lead score field');
+    const read = await propertiesOf(crm, em, connection, refresh);
+    ctx.body = {
+      provider: connection.provider, portalId: read.portalId, properties: read.scoreProperties, mappableProperties: read.mappableProperties, readAt: read.readAt.toISOString(),
+      defaultScoreProperty: kitOf(crm, connection.provider).defaultScoreField,
+    };
   };
   router.get('/crm/score-properties', (ctx) => scorePropertiesReply(ctx, false));
   router.post('/crm/score-properties/refresh', (ctx) => scorePropertiesReply(ctx, true));
@@ -186,14 +221,15 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const crm = crmOf();
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
-    const portalId = await connectedPortal(em, account.id);
-    if (portalId === null) throw new AppError('crm_not_connected', 'Connect HubSpot to see which contacts a run would take.');
-    const settings = (await getCrmSettings(em, product.id)) ?? defaultCrmSettings(account.id, product.id);
-    const preview = await previewCrmRun(crm.syncDeps, settings, portalId).catch(unavailable);
-    const link = (contactId: string) => hubspotContactUrl(crm.config.appBase, portalId, contactId);
+    const connection = await requireConnection(em, account.id, 'to see which contacts a run would take');
+    const kit = kitOf(crm, connection.provider);
+    const settings = (await getCrmSettings(em, product.id)) ?? defaultCrmSettings(account.id, product.id, kit.defaultScoreField);
+    if (!settings.scoreProperty) throw new AppError('invalid_request', `Choose the lead score field and save before previewing: ${CRM_PROVIDER_LABELS[kit.provider]} has no default one.`);
+    const preview = await previewCrmRun(crm.syncDeps, settings, connection.portalId).catch(unavailable(connection));
+    const link = (contactId: string) => kit.recordUrl(connection, contactId);
     ctx.body = {
-      taken: preview.taken.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId), writes: preview.writes[contact.contactId] ?? [] })),
-      skipped: preview.skipped.map((contact) => ({ ...contact, hubspotUrl: link(contact.contactId), writes: [] })),
+      taken: preview.taken.map((contact) => ({ ...contact, recordUrl: link(contact.contactId), writes: preview.writes[contact.contactId] ?? [] })),
+      skipped: preview.skipped.map((contact) => ({ ...contact, recordUrl: link(contact.contactId), writes: [] })),
       // What the run costs: a credit per contact taken, those researched again (re-enrichment) among them.
       credits: preview.taken.length,
       reEnriched: preview.taken.filter((contact) => contact.enrichedAt).length,
@@ -206,7 +242,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const crm = crmOf();
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
-    if ((await connectedPortal(em, account.id)) === null) throw new AppError('crm_not_connected', 'Connect HubSpot before running a sync.');
+    await requireConnection(em, account.id, 'before running a sync');
     const settings = await getCrmSettings(em, product.id);
     if (!settings?.active) throw new AppError('invalid_request', 'The integration is paused. Turn it on and save before running it.');
     ctx.status = 202;
@@ -221,9 +257,10 @@ function withoutAccount(settings: CrmSettings & { chatWebhookDisabled?: unknown 
   return rest;
 }
 
-async function recentRuns(em: EntityManager, productId: number, appBase: string) {
+/** The product's last runs; a contact's link while its run's portal is still the connected one. */
+async function recentRuns(em: EntityManager, productId: number, kits: CrmProviderKits, connection: CrmConnectionRef | null) {
   const runs: Array<{
-    id: string; portal_id: string | null; trigger: string; status: string; reason: string | null; found: number; skipped: Record<string, number>;
+    id: string; provider: CrmProvider; portal_id: string | null; trigger: string; status: string; reason: string | null; found: number; skipped: Record<string, number>;
     researched: number; failed: number; credits_used: number; started_at: Date; finished_at: Date | null;
   }> = await em.execute('select * from crm_sync_run where product_id = ? order by started_at desc limit 10', [productId]);
   const contacts: Array<{ run_id: string; contact_id: string; email: string | null; name: string | null; score: string | null; outcome: string; skip_reason: string | null; research_id: string | null }> =
@@ -243,7 +280,7 @@ async function recentRuns(em: EntityManager, productId: number, appBase: string)
       .map((contact) => ({
         contactId: contact.contact_id, email: contact.email, name: contact.name, score: contact.score === null ? null : Number(contact.score), outcome: contact.outcome,
         skipReason: contact.skip_reason, researchId: contact.research_id,
-        hubspotUrl: run.portal_id ? hubspotContactUrl(appBase, Number(run.portal_id), contact.contact_id) : null,
+        recordUrl: connection && run.provider === connection.provider && run.portal_id === connection.portalId ? (kits[run.provider]?.recordUrl(connection, contact.contact_id) ?? null) : null,
       })),
   }));
 }

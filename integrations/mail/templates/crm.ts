@@ -3,15 +3,15 @@ import { renderMail } from './layout.ts';
 
 const crmPage = (publicUrl: string) => `${publicUrl.replace(/\/+$/, '')}/app/crm`;
 
-/** HubSpot refused the connection's refresh token during a run (revoked or the app uninstalled). */
-export function crmConnectionLostEmail(data: { to: string; portalId: number; publicUrl: string }): MailMessage {
+/** The CRM refused the connection's refresh token during a run (revoked or the app uninstalled). `crm`: its name (HubSpot, Pipedrive, Salesforce). */
+export function crmConnectionLostEmail(data: { to: string; crm: string; portalId: string; publicUrl: string }): MailMessage {
   return renderMail({
     to: data.to,
-    subject: 'Your HubSpot connection stopped working',
-    heading: 'HubSpot no longer accepts our connection',
+    subject: `Your ${data.crm} connection stopped working`,
+    heading: `${data.crm} no longer accepts our connection`,
     paragraphs: [
-      `HubSpot refused the connection to portal ${data.portalId}: it was revoked or the app was uninstalled there. Every CRM integration of your account is paused; its settings and the properties already written in HubSpot stay.`,
-      'Connect HubSpot again on the CRM page, then resume the integrations you want running.',
+      `${data.crm} refused the connection to ${data.portalId}: it was revoked or the app was uninstalled there. Every CRM integration of your account is paused; its settings and the fields already written in ${data.crm} stay.`,
+      `Connect ${data.crm} again on the CRM page, then resume the integrations you want running.`,
     ],
     action: { label: 'Open the CRM page', url: crmPage(data.publicUrl) },
   });
@@ -35,13 +35,16 @@ export interface DigestContact {
   name: string;
   email: string;
   company: string | null;
-  hubspotUrl: string;
+  /** The contact's record in the CRM's app. */
+  recordUrl: string;
   outcome: 'researched' | 'failed';
 }
 
 /** One mail per run that researched someone (a run that researched nobody sends none). */
 export function crmDigestEmail(data: {
   to: string;
+  /** The CRM's name: HubSpot, Pipedrive or Salesforce. */
+  crm: string;
   productName: string;
   researched: number;
   failed: number;
@@ -52,11 +55,11 @@ export function crmDigestEmail(data: {
   publicUrl: string;
 }): MailMessage {
   const lines = data.contacts.map((contact) =>
-    `${contact.outcome === 'researched' ? 'Researched' : 'Failed'}: ${contact.name} <${contact.email}>${contact.company ? `, ${contact.company}` : ''}: ${contact.hubspotUrl}`,
+    `${contact.outcome === 'researched' ? 'Researched' : 'Failed'}: ${contact.name} <${contact.email}>${contact.company ? `, ${contact.company}` : ''}: ${contact.recordUrl}`,
   );
   return renderMail({
     to: data.to,
-    subject: `${data.productName}: ${data.researched} HubSpot contact${data.researched === 1 ? '' : 's'} researched`,
+    subject: `${data.productName}: ${data.researched} ${data.crm} contact${data.researched === 1 ? '' : 's'} researched`,
     heading: `CRM sync for ${data.productName}`,
     paragraphs: [
       `Researched ${data.researched}, failed ${data.failed}, skipped ${data.skipped}. Credits used: ${data.creditsUsed}.`,

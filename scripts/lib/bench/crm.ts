@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { CRM_RUN_CONTACTS_IN_FLIGHT, type CrmSyncResult } from '../../../domain/crm-sync-contract.ts';
 import { RESEARCH_TASK_QUEUE } from '../../../domain/research-contract.ts';
-import { loadHubSpotConfig } from '../../../integrations/hubspot/config.ts';
+import { loadCrmConfig } from '../../../integrations/crm/config.ts';
 import { createHubSpotOAuth } from '../../../integrations/hubspot/oauth.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { DOCUMENTED_LIMITS } from '../../../sandbox/hubspot/limits.ts';
@@ -117,7 +117,7 @@ export async function measureCrm(
   const { accountId, productId } = await connectBenchPortal(stack.orm, hubspot, {
     portalId: BENCH_PORTAL_ID, emails: prospects.map((prospect) => prospect.email), ownerEmail: 'bench-crm@example.com', researchLimit: options.contacts, seed,
   });
-  const config = loadHubSpotConfig(process.env)!;
+  const config = loadCrmConfig(process.env)!.hubspot!;
   const em = () => stack.orm.em.fork();
 
   const temporal = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
@@ -243,15 +243,15 @@ export async function connectBenchPortal(
     productContext: { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['pipeline forecasting', 'CRM sync'], targetCustomers: ['sales leaders', 'revenue operations'], productUrl: null },
   });
   const [{ id: productId }]: Array<{ id: number }> = await em().getConnection().execute('select id from product_context where account_id = ?', [account.id]);
-  const config = loadHubSpotConfig(process.env)!;
-  const oauth = createHubSpotOAuth(config);
+  const config = loadCrmConfig(process.env)!;
+  const oauth = createHubSpotOAuth(config.hubspot!);
   const approved = await fetch(
-    `${hubspot.url}/__admin/approve?portal_id=${options.portalId}&authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 'bench', redirectUri: REDIRECT_URI }))}`,
+    `${hubspot.url}/__admin/approve?portal_id=${options.portalId}&authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 'bench', redirectUri: REDIRECT_URI, codeChallenge: null }))}`,
     { redirect: 'manual' },
   );
   const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
-  const grant = await oauth.exchangeCode(code, REDIRECT_URI);
-  await saveConnection(em(), config.tokenKey, { accountId: account.id, grant, connectedBy: options.ownerEmail, now: new Date() });
+  const grant = await oauth.exchangeCode({ code, redirectUri: REDIRECT_URI, codeVerifier: null });
+  await saveConnection(em(), config.tokenKey, { accountId: account.id, provider: 'hubspot', grant, connectedBy: options.ownerEmail, now: new Date() });
   await saveCrmSettings(em(), account.id, productId, {
     cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: options.researchLimit,
     chatWebhookUrl: null, digestEnabled: true, digestEmail: null, active: true,

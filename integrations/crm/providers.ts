@@ -1,0 +1,55 @@
+// Each configured CRM as the services see it: its OAuth, its budget windows,
+// its default lead score, the adapter for a connection, and a record's link
+// for runs stored before (the one module that knows every CRM).
+import { hubspotContactUrl } from '../../domain/crm.ts';
+import { createHubSpotAdapter, HUBSPOT_DEFAULT_SCORE_FIELD } from '../hubspot/adapter.ts';
+import { hubspotBudgetWindows } from '../hubspot/budget.ts';
+import { createHubSpotCrm } from '../hubspot/crm-client.ts';
+import { createHubSpotOAuth } from '../hubspot/oauth.ts';
+import type { AccessTokenSource, BudgetWindow, CrmAdapter, CrmCallBudget, CrmConnectionRef, CrmOAuth, CrmProvider, OwnFieldKeyStore } from './adapter.ts';
+import type { CrmConfig } from './config.ts';
+
+export interface AdapterInput {
+  connection: CrmConnectionRef;
+  accessToken: AccessTokenSource;
+  budget: CrmCallBudget;
+  fieldKeys: OwnFieldKeyStore;
+  /** The records a run reads where a CRM has more than one kind (Salesforce: Contact or Lead); null: the CRM's only one. */
+  crmObject: string | null;
+  /** Shorter waits for tests: each CRM's retry policy, partly overridden. */
+  retry?: Record<string, number>;
+}
+
+export interface CrmProviderKit {
+  provider: CrmProvider;
+  oauth: CrmOAuth;
+  budgetWindows: Readonly<Record<string, BudgetWindow>>;
+  /** The lead score a product's settings start with; null: the CRM has none, the owner chooses one. */
+  defaultScoreField: string | null;
+  adapter(input: AdapterInput): CrmAdapter;
+  /** A record's page in the CRM's app, from the stored connection (runs list their contacts' links). */
+  recordUrl(connection: { portalId: string; apiBase: string | null }, contactId: string): string;
+}
+
+export type CrmProviderKits = Partial<Record<CrmProvider, CrmProviderKit>>;
+
+export function crmProviderKits(config: CrmConfig): CrmProviderKits {
+  const kits: CrmProviderKits = {};
+  const hubspot = config.hubspot;
+  if (hubspot) {
+    const budgetWindows = hubspotBudgetWindows(hubspot.limits);
+    kits.hubspot = {
+      provider: 'hubspot',
+      oauth: createHubSpotOAuth(hubspot),
+      budgetWindows,
+      defaultScoreField: HUBSPOT_DEFAULT_SCORE_FIELD,
+      adapter: (input) =>
+        createHubSpotAdapter({
+          crm: createHubSpotCrm({ apiBase: hubspot.apiBase, portalId: Number(input.connection.portalId), accessToken: input.accessToken, budget: input.budget, retry: input.retry }),
+          appBase: hubspot.appBase,
+        }),
+      recordUrl: (connection, contactId) => hubspotContactUrl(hubspot.appBase, Number(connection.portalId), contactId),
+    };
+  }
+  return kits;
+}
