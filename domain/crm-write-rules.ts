@@ -60,7 +60,7 @@ export const LEAVE_REASON_LABELS: Record<LeaveReason, string> = {
   never: 'the rule is never',
   no_value: 'the research found nothing for it',
   not_a_number: 'the research\u2019s value is not a number',
-  gone: 'the property is gone from HubSpot',
+  gone: 'the field is gone from the CRM',
 };
 
 const isEmpty = (value: string | null | undefined) => value === undefined || value === null || value.trim() === '';

@@ -237,6 +237,26 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     };
   });
 
+  /**
+   * Our fields in the CRM for this product, created now rather than at the
+   * first run; where the CRM's API cannot create them for this user
+   * (Salesforce without the rights), the admin's steps.
+   */
+  router.post('/crm/products/:productId/fields', async (ctx) => {
+    requirePlan(ctx);
+    const crm = crmOf();
+    const { account, em } = ctx.state;
+    const product = await productOf(em, account.id, ctx.params.productId);
+    const connection = await requireConnection(em, account.id, 'to set up its fields');
+    const settings = (await getCrmSettings(em, product.id)) ?? defaultCrmSettings(account.id, product.id);
+    try {
+      ctx.body = await crmAdapterOf(crm.syncDeps, connection, settings.crmObject ?? null).ensureOwnFields({ id: product.id, name: product.name });
+    } catch (error) {
+      if (error instanceof CrmRejected) throw new AppError('crm_unavailable', `${labelOf(connection)} refused to create the fields: ${error.message}`);
+      unavailable(connection)(error);
+    }
+  });
+
   router.post('/crm/products/:productId/run', async (ctx) => {
     requirePlan(ctx);
     const crm = crmOf();

@@ -3,13 +3,17 @@ import { useEffect, useRef } from 'react';
 import type { Cadence, SkipReason } from '../../../../domain/crm.ts';
 import type { MappableProperty, MappingDecision, PropertyMapping } from '../../../../domain/crm-write-rules.ts';
 import type { PlanName } from '../../../../domain/plans.ts';
+import type { CrmProvider } from '../../../../integrations/crm/adapter.ts';
 import { api } from '../../lib/api-client.ts';
 
 // The replies of api/dashboard/routes/crm.ts.
 
 export interface CrmConnection {
-  portalId: number;
-  hubUser: string;
+  provider: CrmProvider;
+  /** The CRM's own id of what was connected: a HubSpot portal, a Pipedrive company, a Salesforce org. */
+  portalId: string;
+  /** Who approved the connection in the CRM. */
+  connectedUser: string;
   connectedBy: string;
   connectedAt: string;
   status: 'connected' | 'revoked' | 'disconnected';
@@ -19,6 +23,8 @@ export interface CrmOverview {
   plan: PlanName;
   planHasCrm: boolean;
   configured: boolean;
+  /** The CRMs this server can connect, in the order offered. */
+  providers: Array<{ provider: CrmProvider; label: string }>;
   connection: CrmConnection | null;
   lostConnection: CrmConnection | null;
   products: Array<{ id: number; name: string; active: boolean; pausedReason: string | null; hasSettings: boolean }>;
@@ -38,6 +44,8 @@ export interface CrmSettingsValues {
   active: boolean;
   propertyMappings: PropertyMapping[];
   reEnrichAfterDays: number | null;
+  /** Salesforce: the records a run reads; null elsewhere (and Contacts in Salesforce). */
+  crmObject: 'Contact' | 'Lead' | null;
 }
 
 export interface CrmRunContact {
@@ -48,7 +56,8 @@ export interface CrmRunContact {
   outcome: 'taken' | 'skipped' | 'researched' | 'failed' | 'not_researched';
   skipReason: SkipReason | null;
   researchId: string | null;
-  hubspotUrl: string | null;
+  /** The contact's record in the CRM; null once another portal is connected. */
+  recordUrl: string | null;
 }
 
 export interface CrmRun {
@@ -71,9 +80,12 @@ export interface CrmProductPage {
   runs: CrmRun[];
 }
 
-/** The portal's contact properties that can be a lead score, and those a mapping can write, as read from HubSpot at `readAt`. */
+/** The portal's fields that can be a lead score, and those a mapping can write, as read from the CRM at `readAt`. */
 export interface CrmScoreProperties {
-  portalId: number;
+  provider: CrmProvider;
+  portalId: string;
+  /** The CRM's own lead score, or null where it has none (Pipedrive): the owner chooses one. */
+  defaultScoreProperty: string | null;
   properties: Array<{ name: string; label: string }>;
   mappableProperties: MappableProperty[];
   readAt: string;
@@ -88,7 +100,7 @@ export interface CrmPreviewContact {
   duplicateOf?: string;
   /** Researched again (re-enrichment): when it was last enriched. */
   enrichedAt?: string;
-  hubspotUrl: string;
+  recordUrl: string;
   /** What the write rules would do to each mapped property. */
   writes: MappingDecision[];
 }
@@ -108,7 +120,7 @@ export const useCrm = () => useQuery(crmQueryOptions());
 
 /**
  * While a run is going (or the one just started has not ended), the page reads
- * it again every two seconds: our own records only, never HubSpot.
+ * it again every two seconds: our own records only, never the CRM.
  */
 export const useCrmProduct = (productId: number, startedRunId: string | null) =>
   useQuery({
@@ -144,7 +156,7 @@ export function useRefreshPreviewWhenRunsEnd(productId: number, runs: CrmRun[] |
 
 const SCORE_PROPERTIES_KEY = ['crm', 'score-properties'];
 
-/** Read from HubSpot once and kept by the server: the page asks the server, which asks HubSpot only on Reload. */
+/** Read from the CRM once and kept by the server: the page asks the server, which asks the CRM only on Reload. */
 export const useCrmScoreProperties = (enabled: boolean) =>
   useQuery({ queryKey: SCORE_PROPERTIES_KEY, queryFn: () => api<CrmScoreProperties>('/crm/score-properties'), enabled, staleTime: Infinity });
 
@@ -156,7 +168,7 @@ export function useReloadScoreProperties() {
   });
 }
 
-export const startConnect = (productId: number) => api<{ authorizeUrl: string }>('/crm/connect', { body: { productId } });
+export const startConnect = (productId: number, provider: CrmProvider) => api<{ authorizeUrl: string }>('/crm/connect', { body: { productId, provider } });
 
 export function useDisconnect() {
   const queryClient = useQueryClient();
@@ -182,3 +194,9 @@ export function useRunNow(productId: number) {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['crm', productId], exact: true }),
   });
 }
+
+/** Our fields in the CRM: ready, or the admin's steps where the CRM's API cannot create them for this user. */
+export type CrmFieldsSetup = { ready: true } | { ready: false; steps: string[] };
+
+export const useSetUpFields = (productId: number) =>
+  useMutation({ mutationFn: () => api<CrmFieldsSetup>(`/crm/products/${productId}/fields`, { body: {} }) });

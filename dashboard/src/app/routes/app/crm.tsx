@@ -1,32 +1,33 @@
-import { Alert, Anchor, Button, Card, Group, Modal, Select, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, List, Modal, Radio, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import {
-  startConnect, useCrm, useCrmPreview, useCrmProduct, useCrmScoreProperties, useDisconnect, useRefreshPreviewWhenRunsEnd, useReloadScoreProperties, useRunNow, useSaveCrmSettings,
+  startConnect, useCrm, useCrmPreview, useSetUpFields, useCrmProduct, useCrmScoreProperties, useDisconnect, useRefreshPreviewWhenRunsEnd, useReloadScoreProperties, useRunNow, useSaveCrmSettings,
   type CrmOverview,
 } from '../../../features/crm/api.ts';
 import { CrmPreviewTable, CrmRuns } from '../../../features/crm/components/crm-runs.tsx';
 import { CrmSettingsForm } from '../../../features/crm/components/crm-settings-form.tsx';
+import { CrmNameContext, useCrmName } from '../../../features/crm/crm-name.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import { planLabel } from '../../../../../domain/plans.ts';
 
-const PAUSE_REASONS: Record<string, string> = {
-  disconnected: 'HubSpot was disconnected',
-  token_revoked: 'HubSpot stopped accepting the connection',
+const pauseReasons = (crm: string): Record<string, string> => ({
+  disconnected: `${crm} was disconnected`,
+  token_revoked: `${crm} stopped accepting the connection`,
   plan: 'the plan no longer includes the CRM integration',
   account_deleted: 'the account is being deleted',
-};
+});
 
-const RETURN_NOTICES: Record<string, string> = {
-  state: 'That connection attempt expired or was already used. Start again with Connect HubSpot.',
-  denied: 'The connection was cancelled in HubSpot. Nothing changed.',
-  exchange: 'HubSpot did not complete the connection. Try again in a minute.',
-};
+const returnNotices = (crm: string): Record<string, string> => ({
+  state: `That connection attempt expired or was already used. Start again with Connect ${crm}.`,
+  denied: `The connection was cancelled in ${crm}. Nothing changed.`,
+  exchange: `${crm} did not complete the connection. Try again in a minute.`,
+});
 
-/** The CRM page (docs/crm.md): the account's HubSpot connection, and per product its settings, schedule, preview and runs. */
+/** The CRM page (docs/crm.md): the account's one CRM connection (HubSpot, Pipedrive or Salesforce), and per product its settings, schedule, preview and runs. */
 export default function CrmPage() {
   const crm = useCrm();
   const { productId } = useParams();
@@ -40,13 +41,28 @@ export default function CrmPage() {
   );
 }
 
+/** The CRM the page is about: the connected one, else the lost one, else the only one offered. */
+function crmNameOf(overview: CrmOverview): string {
+  const provider = overview.connection?.provider ?? overview.lostConnection?.provider ?? (overview.providers.length === 1 ? overview.providers[0]!.provider : null);
+  return overview.providers.find((each) => each.provider === provider)?.label ?? (provider ? provider : 'your CRM');
+}
+
 function CrmOverviewView({ overview, productId }: { overview: CrmOverview; productId: number | null }) {
+  return (
+    <CrmNameContext.Provider value={crmNameOf(overview)}>
+      <CrmOverviewSections overview={overview} productId={productId} />
+    </CrmNameContext.Provider>
+  );
+}
+
+function CrmOverviewSections({ overview, productId }: { overview: CrmOverview; productId: number | null }) {
   const navigate = useNavigate();
   const [params] = useSearchParams();
+  const crm = crmNameOf(overview);
   if (!overview.planHasCrm) {
     return (
       <Alert color="blue" title="The CRM integration comes with the Growth and Scale plans">
-        It researches your best HubSpot leads on a schedule and writes the research back into HubSpot. You are on the {planLabel(overview.plan)} plan.{' '}
+        It researches your best CRM leads (HubSpot, Pipedrive or Salesforce) on a schedule and writes the research back into the CRM. You are on the {planLabel(overview.plan)} plan.{' '}
         <Anchor component={Link} to="/billing">
           Change your plan on the Billing page
         </Anchor>
@@ -55,7 +71,11 @@ function CrmOverviewView({ overview, productId }: { overview: CrmOverview; produ
     );
   }
   if (!overview.configured) {
-    return <Alert color="yellow" title="HubSpot is not configured on this server">An operator must set HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET.</Alert>;
+    return (
+      <Alert color="yellow" title="No CRM is configured on this server">
+        An operator must configure a CRM app: HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET, PIPEDRIVE_CLIENT_ID and PIPEDRIVE_CLIENT_SECRET, or SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET.
+      </Alert>
+    );
   }
   if (overview.products.length === 0 || productId === null) {
     return (
@@ -67,10 +87,10 @@ function CrmOverviewView({ overview, productId }: { overview: CrmOverview; produ
   const error = params.get('error');
   return (
     <Stack>
-      {params.get('connected') && overview.connection && <FormNotice>HubSpot portal {overview.connection.portalId} is connected.</FormNotice>}
-      {error && RETURN_NOTICES[error] && (
-        <Alert color="red" role="alert" title="HubSpot is not connected">
-          {RETURN_NOTICES[error]}
+      {params.get('connected') && overview.connection && <FormNotice>{crm} {portalNoun(overview.connection.provider)} {overview.connection.portalId} is connected.</FormNotice>}
+      {error && returnNotices(crm)[error] && (
+        <Alert color="red" role="alert" title={`${crm} is not connected`}>
+          {returnNotices(crm)[error]}
         </Alert>
       )}
       <ConnectionCard overview={overview} productId={productId} />
@@ -88,14 +108,22 @@ function CrmOverviewView({ overview, productId }: { overview: CrmOverview; produ
   );
 }
 
+/** What each CRM calls the thing an account connects. */
+const portalNoun = (provider: CrmOverview['providers'][number]['provider']) => ({ hubspot: 'portal', pipedrive: 'company', salesforce: 'org' })[provider];
+
 function ConnectionCard({ overview, productId }: { overview: CrmOverview; productId: number }) {
   const [connectError, setConnectError] = useState<Error | null>(null);
   const [isConnecting, setConnecting] = useState(false);
   const [isConfirming, setConfirming] = useState(false);
   const disconnect = useDisconnect();
+  const { connection, lostConnection, providers } = overview;
+  // A lost connection's CRM is offered first: connecting it again is the likely next step.
+  const [chosen, setChosen] = useState(lostConnection?.provider ?? providers[0]!.provider);
+  const chosenLabel = providers.find((each) => each.provider === chosen)?.label ?? chosen;
+  const crm = crmNameOf(overview);
   const connect = () => {
     setConnecting(true);
-    startConnect(productId).then(
+    startConnect(productId, chosen).then(
       ({ authorizeUrl }) => window.location.assign(authorizeUrl),
       (error: Error) => {
         setConnecting(false);
@@ -103,28 +131,28 @@ function ConnectionCard({ overview, productId }: { overview: CrmOverview; produc
       },
     );
   };
-  const { connection, lostConnection } = overview;
   return (
     <Card withBorder>
       <Title order={2} size="h3">
-        HubSpot connection
+        {connection ? `${crm} connection` : 'CRM connection'}
       </Title>
       {connection ? (
         <Stack gap="xs" mt="xs">
           <Text>
-            Connected to HubSpot portal {connection.portalId} by {connection.connectedBy} (HubSpot user {connection.hubUser}) on {formatDateTime(connection.connectedAt)}. All your
-            products share this connection.
+            Connected to {crm} {portalNoun(connection.provider)} {connection.portalId} by {connection.connectedBy} ({crm} user {connection.connectedUser}) on{' '}
+            {formatDateTime(connection.connectedAt)}. All your products share this connection.
+            {providers.length > 1 && ' To use another CRM, disconnect this one first.'}
           </Text>
           <Group>
             <Button variant="default" color="red" onClick={() => setConfirming(true)}>
-              Disconnect HubSpot
+              Disconnect {crm}
             </Button>
           </Group>
-          <Modal opened={isConfirming} onClose={() => setConfirming(false)} title="Disconnect HubSpot?">
+          <Modal opened={isConfirming} onClose={() => setConfirming(false)} title={`Disconnect ${crm}?`}>
             <Stack>
               <Text>
-                Disconnecting revokes our access to HubSpot and pauses the CRM integration of every product. Your settings stay, and so do the properties and notes already
-                written in HubSpot. Uninstalling the app in HubSpot&apos;s Connected apps is a separate step.
+                Disconnecting revokes our access to {crm} and pauses the CRM integration of every product. Your settings stay, and so do the fields and notes already
+                written in {crm}. Removing the app in {crm}&apos;s own settings is a separate step.
               </Text>
               <FormError error={disconnect.error} />
               <Group justify="flex-end">
@@ -141,14 +169,24 @@ function ConnectionCard({ overview, productId }: { overview: CrmOverview; produc
       ) : (
         <Stack gap="xs" mt="xs">
           {lostConnection && (
-            <Alert color="red" role="alert" title="HubSpot stopped accepting the connection">
-              The connection to portal {lostConnection.portalId} was revoked or the app uninstalled in HubSpot. The integrations are paused; connect again to resume them.
+            <Alert color="red" role="alert" title={`${crm} stopped accepting the connection`}>
+              The connection to {portalNoun(lostConnection.provider)} {lostConnection.portalId} was revoked or the app uninstalled in {crm}. The integrations are paused; connect
+              again to resume them.
             </Alert>
           )}
-          <Text>Connect your HubSpot account once; every product of your account uses the connection.</Text>
+          <Text>Connect your CRM once; every product of your account uses the connection.</Text>
+          {providers.length > 1 && (
+            <Radio.Group label="Your CRM" value={chosen} onChange={(value) => setChosen(value as typeof chosen)}>
+              <Group mt="xs">
+                {providers.map((each) => (
+                  <Radio key={each.provider} value={each.provider} label={each.label} />
+                ))}
+              </Group>
+            </Radio.Group>
+          )}
           <Group>
             <Button loading={isConnecting} onClick={connect}>
-              Connect HubSpot
+              Connect {chosenLabel}
             </Button>
           </Group>
           <FormError error={connectError} />
@@ -159,6 +197,7 @@ function ConnectionCard({ overview, productId }: { overview: CrmOverview; produc
 }
 
 function ProductSection({ productId, isConnected }: { productId: number; isConnected: boolean }) {
+  const crm = useCrmName();
   const runNow = useRunNow(productId);
   const page = useCrmProduct(productId, runNow.data?.runId ?? null);
   const save = useSaveCrmSettings(productId);
@@ -179,7 +218,7 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
             </Title>
             {data.settings.pausedReason && (
               <Text role="status" mt="xs">
-                Paused because {PAUSE_REASONS[data.settings.pausedReason] ?? data.settings.pausedReason}.
+                Paused because {pauseReasons(crm)[data.settings.pausedReason] ?? data.settings.pausedReason}.
               </Text>
             )}
             {data.chatWebhookDisabled && (
@@ -188,7 +227,7 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
               </Alert>
             )}
             <Group mt="xs" justify="space-between">
-              <Text>{data.nextRunAt ? `Next run: ${formatDateTime(data.nextRunAt)} (runs may start up to 10 minutes late).` : 'No run is scheduled: the integration is paused or HubSpot is not connected.'}</Text>
+              <Text>{data.nextRunAt ? `Next run: ${formatDateTime(data.nextRunAt)} (runs may start up to 10 minutes late).` : `No run is scheduled: the integration is paused or ${crm} is not connected.`}</Text>
               <Button disabled={!data.nextRunAt} loading={runNow.isPending} onClick={() => runNow.mutate()}>
                 Run now
               </Button>
@@ -212,6 +251,7 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
               onSave={(values) => save.mutate(values, { onSuccess: () => setSaved(true) })}
             />
           </Card>
+          {isConnected && <FieldsSetupCard productId={productId} />}
           <Card withBorder>
             <Group justify="space-between">
               <Title order={2} size="h3">
@@ -236,5 +276,37 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
         </Stack>
       )}
     </QueryState>
+  );
+}
+
+/** Our fields in the CRM, made before the first run; where the CRM needs an admin to make them (Salesforce), the steps. */
+function FieldsSetupCard({ productId }: { productId: number }) {
+  const crm = useCrmName();
+  const setUp = useSetUpFields(productId);
+  return (
+    <Card withBorder>
+      <Group justify="space-between">
+        <Title order={2} size="h3">
+          Our fields in {crm}
+        </Title>
+        <Button variant="default" loading={setUp.isPending} onClick={() => setUp.mutate()}>
+          Set up the fields now
+        </Button>
+      </Group>
+      <Text size="sm" mt="xs">
+        The first run creates the fields it writes. Set them up now to see them in {crm} first, or to get the steps when your {crm} needs an admin to create them.
+      </Text>
+      {setUp.data?.ready && <FormNotice>The fields are ready in {crm}.</FormNotice>}
+      {setUp.data && !setUp.data.ready && (
+        <Alert color="yellow" role="alert" mt="xs" title={`An admin must create the fields in ${crm}`}>
+          <List type="ordered" size="sm">
+            {setUp.data.steps.map((step, index) => (
+              <List.Item key={`${index}:${step}`}>{step}</List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+      <FormError error={setUp.error} />
+    </Card>
   );
 }

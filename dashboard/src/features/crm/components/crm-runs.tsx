@@ -5,6 +5,7 @@ import { CRM_MAPPABLE_FIELD_LABELS, LEAVE_REASON_LABELS, type MappingDecision } 
 import { shortText } from '../../../../../domain/shown-text.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import type { CrmPreview, CrmPreviewContact, CrmRun } from '../api.ts';
+import { useCrmName } from '../crm-name.ts';
 
 const RUN_STATUS: Record<CrmRun['status'], string> = {
   running: 'Running',
@@ -56,6 +57,7 @@ const nextRunText = (contact: CrmPreviewContact) =>
 
 /** The contacts the next run would take, what it would write, what it costs, and those it would skip with the reason. */
 export function CrmPreviewTable({ preview }: { preview: CrmPreview }) {
+  const crm = useCrmName();
   const { taken, skipped } = preview;
   if (taken.length + skipped.length === 0) return <Text c="dimmed">No contact reaches the minimum score right now.</Text>;
   const rows = [...taken, ...skipped].sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity));
@@ -72,7 +74,7 @@ export function CrmPreviewTable({ preview }: { preview: CrmPreview }) {
               <Table.Th scope="col">Contact</Table.Th>
               <Table.Th scope="col">E-mail</Table.Th>
               <Table.Th scope="col">Score</Table.Th>
-              <Table.Th scope="col">Written to HubSpot</Table.Th>
+              <Table.Th scope="col">Written to {crm}</Table.Th>
               <Table.Th scope="col">Next run</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -80,7 +82,7 @@ export function CrmPreviewTable({ preview }: { preview: CrmPreview }) {
             {rows.map((contact) => (
               <Table.Tr key={contact.contactId}>
                 <Table.Th scope="row">
-                  <Anchor href={contact.hubspotUrl} target="_blank" rel="noreferrer">
+                  <Anchor href={contact.recordUrl} target="_blank" rel="noreferrer">
                     {nameOf(contact)}
                   </Anchor>
                 </Table.Th>
@@ -99,8 +101,9 @@ export function CrmPreviewTable({ preview }: { preview: CrmPreview }) {
   );
 }
 
-/** The last runs with their counts, and per contact its research job and its record in HubSpot. */
+/** The last runs with their counts, and per contact its research job and its record in the CRM. */
 export function CrmRuns({ runs }: { runs: CrmRun[] }) {
+  const crm = useCrmName();
   if (runs.length === 0) return <Text c="dimmed">No runs yet.</Text>;
   return (
     <Stack>
@@ -149,7 +152,7 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                   <Table.Th scope="col">Contact</Table.Th>
                   <Table.Th scope="col">Outcome</Table.Th>
                   <Table.Th scope="col">Research job</Table.Th>
-                  <Table.Th scope="col">HubSpot</Table.Th>
+                  <Table.Th scope="col">{crm}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -170,9 +173,9 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                       )}
                     </Table.Td>
                     <Table.Td>
-                      {contact.hubspotUrl ? (
-                        <Anchor href={contact.hubspotUrl} target="_blank" rel="noreferrer">
-                          Contact {contact.contactId} in HubSpot
+                      {contact.recordUrl ? (
+                        <Anchor href={contact.recordUrl} target="_blank" rel="noreferrer">
+                          Contact {contact.contactId} in {crm}
                         </Anchor>
                       ) : (
                         '—'

@@ -6,6 +6,7 @@ import { FormError } from '../../../components/auth-layout.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import type { CrmScoreProperties, CrmSettingsValues } from '../api.ts';
+import { useCrmName } from '../crm-name.ts';
 import type { PropertyMapping } from '../../../../../domain/crm-write-rules.ts';
 import { CrmWriteRulesFields, type WriteRulesValues } from './crm-write-rules-fields.tsx';
 
@@ -21,6 +22,7 @@ interface FormValues extends WriteRulesValues {
   digestEnabled: boolean;
   digestEmail: string;
   active: boolean;
+  crmObject: string;
 }
 
 /** A re-enrichment turned on starts from this many days. */
@@ -30,6 +32,7 @@ const toForm = (settings: CrmSettingsValues): FormValues => ({
   ...settings,
   chatWebhookUrl: settings.chatWebhookUrl ?? '',
   digestEmail: settings.digestEmail ?? '',
+  crmObject: settings.crmObject ?? 'Contact',
   propertyMappings: settings.propertyMappings.map((mapping) => ({ ...mapping })),
   reEnrich: settings.reEnrichAfterDays !== null,
   reEnrichAfterDays: settings.reEnrichAfterDays ?? RE_ENRICH_DAYS_DEFAULT,
@@ -47,12 +50,15 @@ export function CrmSettingsForm(props: {
   scoreProperties: CrmScoreProperties | null;
   scorePropertiesError: Error | null;
   isReloadingScoreProperties: boolean;
-  /** Reads the properties from HubSpot again (null: not connected). */
+  /** Reads the fields from the CRM again (null: not connected). */
   onReloadScoreProperties: (() => void) | null;
   isSaving: boolean;
   error: Error | null;
   onSave(values: CrmSettingsValues): void;
 }) {
+  const crm = useCrmName();
+  const isSalesforce = props.scoreProperties?.provider === 'salesforce';
+  const hasNoDefaultScore = props.scoreProperties !== null && props.scoreProperties.defaultScoreProperty === null;
   const form = useForm<FormValues>({ defaultValues: toForm(props.initial) });
   const { errors } = form.formState;
   const { initial } = props;
@@ -64,7 +70,7 @@ export function CrmSettingsForm(props: {
     }
   }, [props.error, form, initial]);
 
-  const properties = props.scoreProperties?.properties ?? [{ name: initial.scoreProperty, label: initial.scoreProperty }];
+  const properties = props.scoreProperties?.properties ?? (initial.scoreProperty ? [{ name: initial.scoreProperty, label: initial.scoreProperty }] : []);
   // The server's messages from the last save go first: one kept on the mappings (no input of its own) would block this one.
   const submit = (event: React.FormEvent<HTMLFormElement>) => {
     form.clearErrors();
@@ -86,6 +92,7 @@ export function CrmSettingsForm(props: {
       // As chosen: the server checks each against the portal's properties and says which is wrong.
       propertyMappings: values.propertyMappings as PropertyMapping[],
       reEnrichAfterDays: values.reEnrich ? (toNumber(values.reEnrichAfterDays) as number) : null,
+      crmObject: isSalesforce ? (values.crmObject as 'Contact' | 'Lead') : null,
     }),
   );
 
@@ -126,7 +133,12 @@ export function CrmSettingsForm(props: {
             render={({ field }) => (
               <Select
                 label="Lead score property"
-                description="A number property of your HubSpot contacts."
+                description={
+                  hasNoDefaultScore
+                    ? `${crm} has no lead score of its own: choose the number field your team scores with.`
+                    : `A number field of your ${crm} ${isSalesforce ? 'records' : 'contacts'}.`
+                }
+                placeholder="Choose a number field"
                 data={properties.map((property) => ({ value: property.name, label: `${property.label} (${property.name})` }))}
                 searchable
                 allowDeselect={false}
@@ -136,14 +148,30 @@ export function CrmSettingsForm(props: {
               />
             )}
           />
+          {isSalesforce && (
+            <Controller
+              control={form.control}
+              name="crmObject"
+              render={({ field }) => (
+                <Select
+                  label="Records to research"
+                  description="Salesforce keeps prospects as Leads and customers' people as Contacts."
+                  data={[{ value: 'Contact', label: 'Contacts' }, { value: 'Lead', label: 'Leads' }]}
+                  allowDeselect={false}
+                  value={field.value}
+                  onChange={(value) => field.onChange(value ?? 'Contact')}
+                />
+              )}
+            />
+          )}
           {props.onReloadScoreProperties && (
             <Stack gap={4} justify="flex-end">
               <Text size="sm">
-                {props.scoreProperties ? `Properties read from HubSpot ${formatDateTime(props.scoreProperties.readAt)}.` : 'Reading the properties from HubSpot…'}
+                {props.scoreProperties ? `Fields read from ${crm} ${formatDateTime(props.scoreProperties.readAt)}.` : `Reading the fields from ${crm}…`}
               </Text>
               <Group>
                 <Button variant="default" size="xs" loading={props.isReloadingScoreProperties} onClick={props.onReloadScoreProperties}>
-                  Reload properties from HubSpot
+                  Reload fields from {crm}
                 </Button>
               </Group>
               <FormError error={props.scorePropertiesError} />

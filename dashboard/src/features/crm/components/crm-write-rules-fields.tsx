@@ -1,5 +1,6 @@
 import { Button, Fieldset, Group, NumberInput, Select, Stack, Switch, Text } from '@mantine/core';
 import { Controller, useFieldArray, useWatch, type Control, type FieldErrors } from 'react-hook-form';
+import { useCrmName } from '../crm-name.ts';
 import {
   canMapOnto, CRM_MAPPABLE_FIELD_LABELS, CRM_MAPPABLE_FIELDS, WRITE_RULE_LABELS, WRITE_RULES, type CrmMappableField, type MappableProperty,
 } from '../../../../../domain/crm-write-rules.ts';
@@ -28,6 +29,7 @@ export function CrmWriteRulesFields<T extends WriteRulesValues>(props: {
   const { fields, append, remove } = useFieldArray({ control, name: 'propertyMappings' });
   const mappings = useWatch({ control, name: 'propertyMappings' });
   const isReEnriching = useWatch({ control, name: 'reEnrich' });
+  const crm = useCrmName();
   const known = (name: string) => props.mappable?.find((property) => property.name === name);
   // Each output's choices: the portal's properties that fit it, and the one chosen even if the portal's list lacks it now.
   const propertyChoices = (field: string, chosen: string) => {
@@ -40,10 +42,10 @@ export function CrmWriteRulesFields<T extends WriteRulesValues>(props: {
 
   return (
     <Stack gap="sm">
-      <Fieldset legend="Write to your own HubSpot properties">
+      <Fieldset legend={`Write to your own ${crm} fields`}>
         <Stack gap="xs">
           <Text size="sm">
-            The product&apos;s own properties are always written. A mapping also writes a research output to one of your HubSpot properties, by its rule: only fill when
+            The product&apos;s own properties are always written. A mapping also writes a research output to one of your {crm} fields, by its rule: only fill when
             empty, overwrite, or never.
           </Text>
           {fields.length === 0 && <Text size="sm" c="dimmed">No mappings: only the product&apos;s own properties are written.</Text>}
@@ -67,7 +69,7 @@ export function CrmWriteRulesFields<T extends WriteRulesValues>(props: {
                 name={`propertyMappings.${index}.property`}
                 render={({ field }) => (
                   <Select
-                    label="HubSpot property"
+                    label={`${crm} field`}
                     placeholder="Choose a property"
                     data={propertyChoices(mappings?.[index]?.field ?? '', field.value)}
                     searchable
