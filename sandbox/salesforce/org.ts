@@ -84,8 +84,8 @@ export interface AccessToken {
   revoked: boolean;
 }
 
-export const SEED_ORG_ID = '00D5g00000SANDBXEAQ';
-export const SEED_USER_ID = '0055g00000APIUSRAAQ';
+export const SEED_ORG_ID = '00D5g0000SANDBXEAQ';
+export const SEED_USER_ID = '0055g0000APIUSRAAQ';
 
 const field = (name: string, label: string, type: FieldType, extra: Partial<Field> = {}): Field => ({
   name, label, type, length: type === 'string' || type === 'email' ? 255 : type === 'textarea' ? 32_000 : 0,
