@@ -495,9 +495,10 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions):
     }
     if (method === 'GET' && path === '/__admin/faults') return sendJson(res, 200, faults);
     if (method === 'POST' && path === '/__admin/faults') {
-      const parsed = ZSalesforceFaults.partial().safeParse(await readJson(req));
+      const body = ((await readJson(req)) ?? {}) as Record<string, unknown>;
+      const parsed = ZSalesforceFaults.partial().safeParse(body);
       if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
-      faults = { ...faults, ...parsed.data };
+      faults = mergeFaults(faults, parsed.data, Object.keys(body));
       return sendJson(res, 200, faults);
     }
     // Adds records: { object: 'Contact' | 'Lead', records: [{ LastName, Email, Lead_Score__c, … }] }.
@@ -533,12 +534,17 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions):
     url: baseUrl(),
     port,
     org: () => org,
-    setFaults: (next) => void (faults = { ...faults, ...ZSalesforceFaults.partial().parse(next) }),
+    setFaults: (next) => void (faults = mergeFaults(faults, ZSalesforceFaults.partial().parse(next), Object.keys(next))),
     close: async () => {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** Only the keys asked for change (zod's partial() still fills in the defaults of the rest). */
+function mergeFaults(faults: SalesforceFaults, parsed: Partial<SalesforceFaults>, keys: string[]): SalesforceFaults {
+  return { ...faults, ...Object.fromEntries(Object.entries(parsed).filter(([key]) => keys.includes(key))) };
 }
 
 /** A throwaway copy for an allOrNone dry run. */
