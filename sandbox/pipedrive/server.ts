@@ -573,7 +573,7 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
     return {
       companyId: company.companyId,
       user: company.user,
-      fields: [...company.fields.values()].filter((field) => field.edit_flag).map(fieldView),
+      fields: [...company.fields.values()].filter((field) => field.edit_flag && field.active_flag).map(fieldView),
       persons: [...company.persons.values()].map(personView),
       notes: [...company.notes.values()].map(noteView),
       filters: [...company.filters.values()].map(filterView),
