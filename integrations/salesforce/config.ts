@@ -62,7 +62,7 @@ export function loadSalesforceConfig(env: Env = process.env): SalesforceConfig |
 }
 
 /**
- * The budget's windows by call kind (docs/crm-salesforce.md#limits).
+ * The budget's windows by call kind (docs/crm-salesforce.md#limits-we-keep).
  * Salesforce's own limits are an allowance per 24 hours (read from each
  * answer's Sforce-Limit-Info and held off near its end) and 25 concurrent
  * requests that run 20 seconds or more; the one window here paces calls.
