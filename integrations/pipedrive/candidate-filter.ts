@@ -6,6 +6,7 @@
 // each condition `{ object, field_id, operator, value, extra_value }`, at most
 // 16, dates as YYYY-MM-DD), read page by page with GET /api/v2/persons?filter_id=….
 import type { CandidateQuery } from '../crm/adapter.ts';
+import { CrmRejected } from '../crm/errors.ts';
 import { STATUS_OPTION_LABELS, type PersonField } from './fields.ts';
 
 export const candidateFilterName = (productId: number) => `Prospect Enrichment #${productId}: candidates`;
@@ -28,7 +29,7 @@ const condition = (field: PersonField, operator: string, value: string | number 
  */
 export function candidateConditions(query: CandidateQuery, fields: { score: PersonField; status: PersonField; enrichedAt: PersonField }) {
   const completed = fields.status.options?.find((option) => option.label === STATUS_OPTION_LABELS.completed);
-  if (!completed) throw new Error('the status field has no Completed option');
+  if (!completed) throw new CrmRejected(409, 'Pipedrive: the status field has no Completed option');
   const due = [condition(fields.status, 'IS NULL', null), condition(fields.status, '!=', completed.id)];
   if (query.reEnrichBefore) due.push(condition(fields.enrichedAt, '<', query.reEnrichBefore.toISOString().slice(0, 10)));
   return {

@@ -4,10 +4,11 @@
 // filter condition names), a `key` (a 40-character hash for custom fields,
 // what a person's `custom_fields` is keyed by in API v2), a `field_type` and,
 // for enum fields, `options` of `{ id, label }` (a value is the option's id).
-// Pure: the adapter maps through these functions, and their tests need no server.
+// Pure: the adapter maps through these functions.
 import { CRM_FIELDS, CRM_STATUS_VALUES, type CrmField } from '../../domain/crm.ts';
 import type { MappableProperty } from '../../domain/crm-write-rules.ts';
 import type { OwnValues } from '../crm/adapter.ts';
+import { CrmRejected } from '../crm/errors.ts';
 
 export interface PersonField {
   id: number;
@@ -111,7 +112,7 @@ export function ownCustomFields(own: OwnValues, keys: Partial<Record<CrmField, s
     if (!key || value === undefined) continue;
     if (field === 'status') {
       const option = statusField?.options?.find((each) => each.label === STATUS_OPTION_LABELS[value as keyof typeof STATUS_OPTION_LABELS]);
-      if (!option) throw new Error(`the status field has no option for ${value}`);
+      if (!option) throw new CrmRejected(409, `Pipedrive: the status field has no ${STATUS_OPTION_LABELS[value as keyof typeof STATUS_OPTION_LABELS] ?? value} option`);
       out[key] = option.id;
     } else if (field === 'enriched_at') {
       out[key] = value === '' ? null : new Date(value).toISOString().slice(0, 10);
