@@ -14,7 +14,7 @@ import { writeContactsBatch } from '../../services/crm-batch-write.ts';
 import { findAndClaimCandidates, previewCrmRun } from '../../services/crm-candidates.ts';
 import { portalProperties } from '../../services/crm-portal-metadata.ts';
 import { getCrmSettings } from '../../services/crm-settings.ts';
-import { crmClientFor, ensureCrmProperties, finishCrmRun, startCrmRun } from '../../services/crm-sync.ts';
+import { crmAdapterFor, ensureCrmProperties, finishCrmRun, startCrmRun } from '../../services/crm-sync.ts';
 import { completedReplyJson } from '../../services/research-jobs.ts';
 import { connectedIntegration, startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { addPortalNumberProperty } from '../helpers/hubspot-portal.ts';
@@ -181,8 +181,8 @@ describe('write rules', () => {
 
   it('the preview says per contact what is written and what is left alone; the run writes our properties always and the mapped ones by their rules', async () => {
     const { accountId, productId } = await connectedIntegration(stack, crm, { researchLimit: 4, minScore: 0, propertyMappings: mappings });
-    const portalId = crm.hubspot.portal().portalId;
-    await portalProperties(em(), { accountId, portalId, now: new Date() }, () => crmClientFor(crm.deps, accountId, portalId).contactProperties());
+    const portalId = String(crm.hubspot.portal().portalId);
+    await portalProperties(em(), { accountId, portalId, now: new Date() }, async () => (await crmAdapterFor(crm.deps, { accountId })).fieldMetadata());
     const settings = (await getCrmSettings(em(), productId))!;
     const first = await previewCrmRun(crm.deps, settings, portalId);
     const [a, b, c, d] = first.taken;
@@ -225,15 +225,15 @@ describe('write rules', () => {
     const { accountId, productId } = await connectedIntegration(stack, crm, {
       researchLimit: 2, minScore: 0, propertyMappings: [{ field: 'company_industry', property: 'website', rule: 'overwrite' }],
     });
-    const portalId = crm.hubspot.portal().portalId;
-    await portalProperties(em(), { accountId, portalId, now: new Date() }, () => crmClientFor(crm.deps, accountId, portalId).contactProperties());
+    const portalId = String(crm.hubspot.portal().portalId);
+    await portalProperties(em(), { accountId, portalId, now: new Date() }, async () => (await crmAdapterFor(crm.deps, { accountId })).fieldMetadata());
     const { plan, items } = await runToWrite(accountId, productId);
     crm.hubspot.portal().properties.get('website')!.archived = true;
     const since = new Date().toISOString();
     const outcomes = await writeContactsBatch(crm.deps, plan, items, { isRetry: false });
     crm.hubspot.portal().properties.get('website')!.archived = false;
     expect(outcomes.map((outcome) => outcome.outcome)).toEqual(['researched', 'researched']);
-    expect(outcomes[0]!.error).toMatch(/^HubSpot refused the mapped properties: VALIDATION_ERROR.*website/);
+    expect(outcomes[0]!.error).toMatch(/^HubSpot refused the mapped fields: VALIDATION_ERROR.*website/);
     expect((await callsSince(since)).filter((call) => call.includes('contacts/batch/update'))).toEqual([
       'POST /crm/v3/objects/contacts/batch/update 207', 'POST /crm/v3/objects/contacts/batch/update 200',
     ]);
@@ -251,7 +251,7 @@ describe('which contacts a run takes', () => {
     });
     const { ids } = (await added.json()) as { ids: string[] };
     const settings = (await getCrmSettings(em(), productId))!;
-    const preview = await previewCrmRun(crm.deps, settings, crm.hubspot.portal().portalId);
+    const preview = await previewCrmRun(crm.deps, settings, String(crm.hubspot.portal().portalId));
     expect(preview.taken.map((contact) => contact.contactId)).toEqual([ids[0]]);
     expect(preview.skipped).toEqual([expect.objectContaining({ contactId: ids[1], skipped: 'duplicate_email', duplicateOf: ids[0] })]);
 
@@ -266,7 +266,7 @@ describe('which contacts a run takes', () => {
     const third = (await (await fetch(`${crm.hubspot.url}/__admin/contacts`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contacts: [{ email, firstname: 'Ada (third)', hubspotscore: 130 }] }),
     })).json()) as { ids: string[] };
-    const later = await previewCrmRun(crm.deps, settings, crm.hubspot.portal().portalId);
+    const later = await previewCrmRun(crm.deps, settings, String(crm.hubspot.portal().portalId));
     expect(later.taken).toEqual([]);
     expect(later.skipped.find((contact) => contact.contactId === third.ids[0])).toMatchObject({ skipped: 'duplicate_email', duplicateOf: ids[0] });
   });
@@ -286,12 +286,12 @@ describe('which contacts a run takes', () => {
     await em().execute('update crm_contact_state set updated_at = ? where product_id = ? and contact_id = ?', [old, productId, done]);
 
     const settings = (await getCrmSettings(em(), productId))!;
-    const off = await previewCrmRun(crm.deps, { ...settings, researchLimit: 50 }, crm.hubspot.portal().portalId);
+    const off = await previewCrmRun(crm.deps, { ...settings, researchLimit: 50 }, String(crm.hubspot.portal().portalId));
     expect(off.taken.map((contact) => contact.contactId)).not.toContain(done);
     const on = { ...settings, researchLimit: 50, reEnrichAfterDays: 30 };
-    const preview = await previewCrmRun(crm.deps, on, crm.hubspot.portal().portalId);
+    const preview = await previewCrmRun(crm.deps, on, String(crm.hubspot.portal().portalId));
     expect(preview.taken.find((contact) => contact.contactId === done)).toMatchObject({ enrichedAt: old.toISOString() });
-    expect((await previewCrmRun(crm.deps, { ...on, reEnrichAfterDays: 60 }, crm.hubspot.portal().portalId)).taken.map((contact) => contact.contactId)).not.toContain(done);
+    expect((await previewCrmRun(crm.deps, { ...on, reEnrichAfterDays: 60 }, String(crm.hubspot.portal().portalId))).taken.map((contact) => contact.contactId)).not.toContain(done);
 
     await em().execute('update crm_integration set re_enrich_after_days = 30, min_score = 99, research_limit = 1 where product_id = ?', [productId]);
     contactOf(done).properties.hubspotscore = '999';

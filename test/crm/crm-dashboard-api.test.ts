@@ -65,7 +65,7 @@ afterAll(async () => {
 describe('the CRM page API', () => {
   it('on Free, says the plan lacks it and refuses to connect', async () => {
     const page = await alice.get('/app/api/crm');
-    expect(page.body).toMatchObject({ plan: 'free', planHasCrm: false, configured: true, connection: null });
+    expect(page.body).toMatchObject({ plan: 'free', planHasCrm: false, configured: true, providers: [{ provider: 'hubspot', label: 'HubSpot' }], connection: null });
     const connect = await alice.post('/app/api/crm/connect', { productId });
     expect([connect.status, connect.body.error]).toEqual([403, 'crm_plan_required']);
   });
@@ -87,7 +87,7 @@ describe('the CRM page API', () => {
     const back = await consent(alice, third.authorizeUrl);
     expect(back.pathname + back.search).toBe(`/app/crm/${productId}?connected=1`);
     const page = await alice.get('/app/api/crm');
-    expect(page.body.connection).toMatchObject({ portalId: 4000001, hubUser: 'owner@portal.example', connectedBy: aliceEmail, status: 'connected' });
+    expect(page.body.connection).toMatchObject({ provider: 'hubspot', portalId: '4000001', connectedUser: 'owner@portal.example', connectedBy: aliceEmail, status: 'connected' });
     // Tokens are stored encrypted.
     const [row] = await em().execute('select access_token, refresh_token from crm_connection where account_id = ?', [await accountOf(aliceEmail)]);
     expect(row.refresh_token.startsWith('v1.')).toBe(true);
@@ -102,7 +102,7 @@ describe('the CRM page API', () => {
     expect(reply.body.fields).toMatchObject({ researchLimit: expect.stringContaining('50'), hourUtc: expect.stringContaining('23') });
     const second = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'email', chatWebhookUrl: 'https://127.0.0.1/hook', digestEmail: 'not an address' });
     expect(second.body.fields).toEqual({
-      scoreProperty: 'email is not a HubSpot number property that can be a lead score. If you created it just now, reload the properties from HubSpot.',
+      scoreProperty: 'email is not a HubSpot number field that can be a lead score. If you created it just now, reload the fields from HubSpot.',
       chatWebhookUrl: 'The webhook address must point to a public server.',
       digestEmail: 'Enter an e-mail address, or leave it empty for the account e-mail.',
     });
@@ -124,7 +124,7 @@ describe('the CRM page API', () => {
     const preview = await alice.get(`/app/api/crm/products/${productId}/preview`);
     expect(preview.body.taken.map((each: { score: number }) => each.score)).toEqual([99, 97, 95]);
     expect(preview.body.skipped.map((each: { skipped: string }) => each.skipped)).toEqual(expect.arrayContaining(['free_mail', 'no_email']));
-    expect(preview.body.taken[0].hubspotUrl).toBe(`${crm.hubspot.url}/contacts/4000001/record/0-1/${preview.body.taken[0].contactId}`);
+    expect(preview.body.taken[0].recordUrl).toBe(`${crm.hubspot.url}/contacts/4000001/record/0-1/${preview.body.taken[0].contactId}`);
     // Bob sees none of it.
     expect((await bob.get(`/app/api/crm/products/${productId}`)).status).toBe(404);
   });
@@ -137,7 +137,7 @@ describe('the CRM page API', () => {
     const before = await propertyReads();
     const first = await alice.get('/app/api/crm/score-properties');
     expect(first.status).toBe(200);
-    expect(first.body.portalId).toBe(4000001);
+    expect(first.body.portalId).toBe('4000001');
     const names = first.body.properties.map((each: { name: string }) => each.name);
     expect(names).toEqual(expect.arrayContaining(['hubspotscore', 'hs_predictivecontactscore_v2']));
     expect(names).not.toContain('hs_object_id');
@@ -157,7 +157,7 @@ describe('the CRM page API', () => {
     });
     expect(created.status).toBe(201);
     const refused = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'fit_score' });
-    expect(refused.body.fields.scoreProperty).toContain('reload the properties from HubSpot');
+    expect(refused.body.fields.scoreProperty).toContain('reload the fields from HubSpot');
     const refreshed = await alice.post('/app/api/crm/score-properties/refresh');
     expect(refreshed.body.properties.map((each: { name: string }) => each.name)).toContain('fit_score');
     expect(new Date(refreshed.body.readAt).getTime()).toBeGreaterThan(new Date(first.body.readAt).getTime());
@@ -180,7 +180,7 @@ describe('the CRM page API', () => {
 
     const put = (extra: Record<string, unknown>) => alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), ...extra });
     const cases: Array<[Record<string, unknown>, Record<string, string>]> = [
-      [{ propertyMappings: [{ field: 'company_industry', property: 'no_such_one', rule: 'fill_empty' }] }, { propertyMappings: expect.stringContaining('no_such_one is not a HubSpot text or number property') }],
+      [{ propertyMappings: [{ field: 'company_industry', property: 'no_such_one', rule: 'fill_empty' }] }, { propertyMappings: expect.stringContaining('no_such_one is not a HubSpot text or number field') }],
       [{ propertyMappings: [{ field: 'company_industry', property: 'numberofemployees', rule: 'fill_empty' }] }, { propertyMappings: 'Number of Employees (numberofemployees) is a number: only Company Employees can be written to it.' }],
       [{ propertyMappings: [{ field: 'company_industry', property: 'industry', rule: 'fill_empty' }, { field: 'company_industry', property: 'jobtitle', rule: 'overwrite' }] }, { propertyMappings: 'Company Industry is mapped twice: map each research output once.' }],
       [{ propertyMappings: [{ field: 'company_industry', property: 'industry', rule: 'fill_empty' }, { field: 'prospect_summary', property: 'industry', rule: 'overwrite' }] }, { propertyMappings: 'Industry (industry) is mapped twice: one research output per property.' }],

@@ -83,7 +83,7 @@ afterAll(async () => {
 describe('a CRM sync run, step by step', () => {
   it('previews the highest scores first, skipping free-mail, role mailboxes, invalid and missing e-mails with their reasons', async () => {
     const stored = (await getCrmSettings(em(), productId))!;
-    const preview = await previewCrmRun(crm.deps, { ...stored, researchLimit: 10 }, 4000001);
+    const preview = await previewCrmRun(crm.deps, { ...stored, researchLimit: 10 }, '4000001');
     expect(preview.taken.map((each) => each.score)).toEqual([99, 97, 95, 93, 91, 89, 87, 85, 83, 81]);
     // A preview creates nothing in HubSpot.
     expect(crm.hubspot.portal().groups.has(`pe_${productId}`)).toBe(false);

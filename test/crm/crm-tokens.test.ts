@@ -4,6 +4,7 @@
 // refresh token comes back kept, and a dead grant pausing the account's
 // integrations and telling the owner once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CrmAuthRevoked } from '../../integrations/crm/errors.ts';
 import { HubSpotAuthRevoked } from '../../integrations/hubspot/errors.ts';
 import { decryptToken } from '../../integrations/hubspot/token-cipher.ts';
 import { createCrmTokens } from '../../services/crm-connections.ts';
@@ -32,7 +33,7 @@ const stored = async () => {
   };
 };
 /** A fresh token source, as another worker process would have (no cache of this one's). */
-const freshTokens = () => createCrmTokens({ em, config: crm.config, oauth: crm.oauth, clock: () => new Date(), publicUrl: 'http://127.0.0.1:9', onPaused: async (ids) => void paused.push(ids) });
+const freshTokens = () => createCrmTokens({ em, tokenKey: crm.config.tokenKey, kits: crm.kits, clock: () => new Date(), publicUrl: 'http://127.0.0.1:9', onPaused: async (ids) => void paused.push(ids) });
 
 beforeAll(async () => {
   stack = await startTestStack({ withWorker: false });
@@ -62,7 +63,7 @@ describe('CRM tokens', () => {
     await em().execute(`update crm_connection set access_expires_at = now() + interval '4 minutes' where account_id = ?`, [accountId]);
     const refreshed = await freshTokens().accessToken(accountId);
     expect(refreshed.token).not.toBe(before.access);
-    expect(refreshed.portalId).toBe(4000001);
+    expect(refreshed.portalId).toBe('4000001');
     const after = await stored();
     expect(after.access).toBe(refreshed.token);
     expect(after.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 60_000);
@@ -99,8 +100,8 @@ describe('CRM tokens', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => void (release = resolve));
     // The refresh of the process that met the 401 is slow: what do the others read meanwhile?
-    const slowOAuth = { ...crm.oauth, refresh: async (token: string) => (await held, crm.oauth.refresh(token)) };
-    const discoverer = createCrmTokens({ em, config: crm.config, oauth: slowOAuth, clock: () => new Date(), publicUrl: 'http://127.0.0.1:9' });
+    const slowOAuth = { ...crm.oauth, refresh: async (token: string, apiBase: string | null) => (await held, crm.oauth.refresh(token, apiBase)) };
+    const discoverer = createCrmTokens({ em, tokenKey: crm.config.tokenKey, kits: { hubspot: { ...crm.kits.hubspot!, oauth: slowOAuth } }, clock: () => new Date(), publicUrl: 'http://127.0.0.1:9' });
     const refreshing = discoverer.accessToken(accountId, { refused });
     await new Promise((resolve) => setTimeout(resolve, 200));
     let otherGot: string | null = null;
@@ -128,8 +129,11 @@ describe('CRM tokens', () => {
   it('a revoked grant pauses the account integrations and e-mails the owner once', async () => {
     await fetch(`${crm.hubspot.url}/__admin/uninstall`, { method: 'POST' });
     const refused = (await stored()).access!;
+    // HubSpot's refusal goes up as it came; the next caller finds no connection left (the CRM-neutral error every caller reads).
     await expect(freshTokens().accessToken(accountId, { refused })).rejects.toBeInstanceOf(HubSpotAuthRevoked);
-    await expect(freshTokens().accessToken(accountId, { refused })).rejects.toBeInstanceOf(HubSpotAuthRevoked);
+    const again = await freshTokens().accessToken(accountId, { refused }).catch((caught: unknown) => caught);
+    expect(again).toBeInstanceOf(CrmAuthRevoked);
+    expect((again as Error).message).toBe(`account ${accountId} has no CRM connection`);
     expect((await stored()).status).toBe('revoked');
     const [integration] = await em().execute('select active, paused_reason from crm_integration where product_id = ?', [productId]);
     expect(integration).toEqual({ active: false, paused_reason: 'token_revoked' });

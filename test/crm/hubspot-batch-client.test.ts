@@ -3,12 +3,12 @@
 // ends done or refused with a reason, a refused one alone; a notes batch
 // create is not sent twice when its answer is lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CrmCallBudget } from '../../integrations/crm/adapter.ts';
 import { batchOutcomes, inBatches } from '../../integrations/hubspot/batch-results.ts';
 import { loadHubSpotConfig } from '../../integrations/hubspot/config.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
 import { HubSpotUnavailable } from '../../integrations/hubspot/errors.ts';
 import { createHubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
-import type { PortalThrottle } from '../../integrations/hubspot/throttle.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 
@@ -23,11 +23,11 @@ beforeAll(async () => {
   })!;
   const oauth = createHubSpotOAuth(config);
   const redirectUri = 'http://127.0.0.1:9/app/crm/callback';
-  const approved = await fetch(`${hubspot.url}/__admin/approve?authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 'b', redirectUri }))}`, { redirect: 'manual' });
-  const grant = await oauth.exchangeCode(new URL(approved.headers.get('location')!).searchParams.get('code')!, redirectUri);
+  const approved = await fetch(`${hubspot.url}/__admin/approve?authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 'b', redirectUri, codeChallenge: null }))}`, { redirect: 'manual' });
+  const grant = await oauth.exchangeCode({ code: new URL(approved.headers.get('location')!).searchParams.get('code')!, redirectUri, codeVerifier: null });
   // The budget seam, recording each call it lets through.
-  const budget: PortalThrottle = { acquire: async (_portalId, kind) => void acquired.push(kind), holdOff: async () => {} };
-  crm = createHubSpotCrm({ apiBase: config.apiBase, portalId: grant.portalId, accessToken: async () => grant.accessToken, throttle: budget, retry: { tenSecondlyMs: 20, secondlyMs: 20, serverErrorBaseMs: 10 } });
+  const budget: CrmCallBudget = { acquire: async (kind) => void acquired.push(kind), holdOff: async () => {} };
+  crm = createHubSpotCrm({ apiBase: config.apiBase, portalId: Number(grant.portalId), accessToken: async () => grant.accessToken, budget, retry: { tenSecondlyMs: 20, secondlyMs: 20, serverErrorBaseMs: 10 } });
 });
 afterAll(async () => hubspot?.close());
 

@@ -3,58 +3,63 @@
 // to the portal's budget, which test/crm/crm-portal-budget.test.ts tests
 // against PostgreSQL), a refused token named to the token source, refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadHubSpotConfig, type HubSpotConfig } from '../../integrations/hubspot/config.ts';
+import type { CrmCallBudget, CrmGrant } from '../../integrations/crm/adapter.ts';
+import { loadCrmConfig } from '../../integrations/crm/config.ts';
+import type { HubSpotConfig } from '../../integrations/hubspot/config.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
 import { HubSpotAuthRevoked, HubSpotRejected, HubSpotUnavailable } from '../../integrations/hubspot/errors.ts';
-import { createHubSpotOAuth, type HubSpotGrant } from '../../integrations/hubspot/oauth.ts';
-import type { PortalThrottle } from '../../integrations/hubspot/throttle.ts';
+import { createHubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
 import { decryptToken, encryptToken } from '../../integrations/hubspot/token-cipher.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 
 let hubspot: HubSpotSandbox;
 let config: HubSpotConfig;
-let grant: HubSpotGrant;
+/** The key CRM tokens are encrypted with (the fixed development key of a local stand-in). */
+let tokenKey: Buffer;
+let grant: CrmGrant;
 const redirectUri = 'http://127.0.0.1:9/app/crm/callback';
 
 beforeAll(async () => {
   hubspot = await startHubSpotSandbox({ world: createWorld(), people: 30 });
-  config = loadHubSpotConfig({
+  const crmConfig = loadCrmConfig({
     HUBSPOT_CLIENT_ID: SANDBOX_CLIENT_ID, HUBSPOT_CLIENT_SECRET: SANDBOX_CLIENT_SECRET, HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url, HUBSPOT_APP_BASE: hubspot.url,
   })!;
+  config = crmConfig.hubspot!;
+  tokenKey = crmConfig.tokenKey;
   const oauth = createHubSpotOAuth(config);
-  const authorizeUrl = oauth.authorizeUrl({ state: 'st-1', redirectUri });
+  const authorizeUrl = oauth.authorizeUrl({ state: 'st-1', redirectUri, codeChallenge: null });
   const approved = await fetch(`${hubspot.url}/__admin/approve?authorize_url=${encodeURIComponent(authorizeUrl)}`, { redirect: 'manual' });
   const back = new URL(approved.headers.get('location')!);
   expect(back.searchParams.get('state')).toBe('st-1');
-  grant = await oauth.exchangeCode(back.searchParams.get('code')!, redirectUri);
+  grant = await oauth.exchangeCode({ code: back.searchParams.get('code')!, redirectUri, codeVerifier: null });
 });
 afterAll(async () => hubspot?.close());
 
 const fastRetry = { tenSecondlyMs: 50, secondlyMs: 50, serverErrorBaseMs: 10 };
 
-/** The budget seam without limits, keeping what the client reports: the backoffs a 429 asks for. */
-const holdOffs: Array<{ portalId: number; kind: string; ms: number }> = [];
-const unlimited: PortalThrottle = { acquire: async () => {}, holdOff: async (portalId, kind, ms) => void holdOffs.push({ portalId, kind, ms }) };
+/** The portal's budget seam without limits, keeping what the client reports: the hold-offs a 429 asks for. */
+const holdOffs: Array<{ ms: number }> = [];
+const unlimited: CrmCallBudget = { acquire: async () => {}, holdOff: async (ms) => void holdOffs.push({ ms }) };
 
 function crmWith(token: (options?: { refused?: string }) => Promise<string>): HubSpotCrm {
-  return createHubSpotCrm({ apiBase: config.apiBase, portalId: grant.portalId, accessToken: token, throttle: unlimited, retry: fastRetry });
+  return createHubSpotCrm({ apiBase: config.apiBase, portalId: Number(grant.portalId), accessToken: token, budget: unlimited, retry: fastRetry });
 }
 
 describe('HubSpot client against the stand-in', () => {
   it('builds the consent URL on the configured OAuth base with %20-separated scopes, and exchanges the code for the portal', () => {
-    const url = createHubSpotOAuth(config).authorizeUrl({ state: 'x', redirectUri });
+    const url = createHubSpotOAuth(config).authorizeUrl({ state: 'x', redirectUri, codeChallenge: null });
     expect(url.startsWith(`${hubspot.url}/oauth/authorize?`)).toBe(true);
     expect(url).toContain('scope=oauth%20crm.objects.contacts.read%20');
-    expect(grant).toMatchObject({ portalId: 4000001, hubUser: 'owner@portal.example' });
+    expect(grant).toMatchObject({ portalId: '4000001', connectedUser: 'owner@portal.example', apiBase: null });
     expect(grant.expiresAt.getTime()).toBeGreaterThan(Date.now() + 29 * 60_000);
   });
 
   it('encrypts tokens with AES-GCM bound to their purpose', () => {
-    const stored = encryptToken(config.tokenKey, grant.refreshToken, 'refresh');
+    const stored = encryptToken(tokenKey, grant.refreshToken, 'refresh');
     expect(stored).not.toContain(grant.refreshToken);
-    expect(decryptToken(config.tokenKey, stored, 'refresh')).toBe(grant.refreshToken);
-    expect(() => decryptToken(config.tokenKey, stored, 'access')).toThrow();
+    expect(decryptToken(tokenKey, stored, 'refresh')).toBe(grant.refreshToken);
+    expect(() => decryptToken(tokenKey, stored, 'access')).toThrow();
     expect(() => decryptToken(Buffer.alloc(32, 1), stored, 'refresh')).toThrow();
   });
 
@@ -92,7 +97,7 @@ describe('HubSpot client against the stand-in', () => {
     await crm.updateContact('101', { jobtitle: 'Head of Tests' });
     expect(hubspot.portal().contacts.get('101')!.properties.jobtitle).toBe('Head of Tests');
     // Each 429 holds the portal off for the policy's window (TEN_SECONDLY_ROLLING; 50 ms in this test's policy); 5xx do not.
-    expect(holdOffs).toEqual([{ portalId: grant.portalId, kind: 'general', ms: 50 }, { portalId: grant.portalId, kind: 'general', ms: 50 }]);
+    expect(holdOffs).toEqual([{ ms: 50 }, { ms: 50 }]);
     hubspot.setFaults({ serverErrorNext: 10, on: 'write' });
     await expect(crm.updateContact('101', { jobtitle: 'x' })).rejects.toBeInstanceOf(HubSpotUnavailable);
     hubspot.setFaults({ serverErrorNext: 0, rateLimitNext: 1, rateLimitPolicy: 'DAILY', on: 'write' });
@@ -107,7 +112,7 @@ describe('HubSpot client against the stand-in', () => {
     const started = Date.now();
     await crm.updateContact('101', { jobtitle: 'Head of Waiting' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
-    expect(holdOffs).toEqual([{ portalId: grant.portalId, kind: 'general', ms: 1_000 }]);
+    expect(holdOffs).toEqual([{ ms: 1_000 }]);
     hubspot.setFaults({ rateLimitRetryAfterSeconds: null, on: 'all' });
   });
 
@@ -119,7 +124,7 @@ describe('HubSpot client against the stand-in', () => {
     const crm = crmWith(async (options) => {
       if (options?.refused !== undefined) {
         refused.push(options.refused);
-        current = (await oauth.refresh(grant.refreshToken)).accessToken;
+        current = (await oauth.refresh(grant.refreshToken, null)).accessToken;
       }
       return current;
     });
@@ -132,8 +137,8 @@ describe('HubSpot client against the stand-in', () => {
 
   it('a revoked refresh token is HubSpotAuthRevoked', async () => {
     const oauth = createHubSpotOAuth(config);
-    await oauth.revoke(grant.refreshToken);
-    await oauth.revoke(grant.refreshToken); // twice is fine
-    await expect(oauth.refresh(grant.refreshToken)).rejects.toBeInstanceOf(HubSpotAuthRevoked);
+    await oauth.revoke(grant.refreshToken, null);
+    await oauth.revoke(grant.refreshToken, null); // twice is fine
+    await expect(oauth.refresh(grant.refreshToken, null)).rejects.toBeInstanceOf(HubSpotAuthRevoked);
   });
 });

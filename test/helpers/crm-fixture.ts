@@ -3,13 +3,14 @@
 // and the sync's dependencies built as the worker builds them.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm.ts';
-import { loadHubSpotConfig, type HubSpotConfig } from '../../integrations/hubspot/config.ts';
-import { createHubSpotOAuth, type HubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
+import type { CrmOAuth } from '../../integrations/crm/adapter.ts';
+import { loadCrmConfig, type CrmConfig } from '../../integrations/crm/config.ts';
+import { crmProviderKits, type CrmProviderKits } from '../../integrations/crm/providers.ts';
 import { startChatSandbox, type ChatSandbox } from '../../sandbox/chat/server.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import type { World } from '../../sandbox/provider-world/world.ts';
 import { createCrmTokens, saveConnection, type CrmTokens } from '../../services/crm-connections.ts';
-import { createPortalBudget } from '../../services/crm-portal-budget.ts';
+import { createPortalBudgets } from '../../services/crm-portal-budget.ts';
 import type { CrmSyncDeps } from '../../services/crm-sync.ts';
 import { crmTaskQueue } from '../../services/crm-schedules.ts';
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
@@ -18,13 +19,16 @@ import type { TestStack } from './test-stack.ts';
 export interface CrmFixture {
   hubspot: HubSpotSandbox;
   chat: ChatSandbox;
-  config: HubSpotConfig;
-  oauth: HubSpotOAuth;
+  config: CrmConfig;
+  kits: CrmProviderKits;
+  /** HubSpot's OAuth, as the API and the worker build it. */
+  oauth: CrmOAuth;
   tokens: CrmTokens;
   deps: CrmSyncDeps;
   /** The variables the API and the worker get (as `npm run dev` gives them). */
   env: Record<string, string>;
-  connect(em: EntityManager, accountId: number): Promise<number>;
+  /** Connects the account to the stand-in's portal; the portal id, as text. */
+  connect(em: EntityManager, accountId: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -40,22 +44,23 @@ export async function startCrmFixture(options: { world: World; em: () => EntityM
     HUBSPOT_CLIENT_ID: SANDBOX_CLIENT_ID, HUBSPOT_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
     HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url, HUBSPOT_APP_BASE: hubspot.url, CRM_CHAT_SANDBOX_URL: chat.url,
   };
-  const config = loadHubSpotConfig(env)!;
-  const oauth = createHubSpotOAuth(config);
+  const config = loadCrmConfig(env)!;
+  const kits = crmProviderKits(config);
+  const oauth = kits.hubspot!.oauth;
   const clock = () => new Date();
-  const tokens = createCrmTokens({ em: options.em, config, oauth, clock, publicUrl: 'http://127.0.0.1:9', onPaused: options.onPaused });
+  const tokens = createCrmTokens({ em: options.em, tokenKey: config.tokenKey, kits, clock, publicUrl: 'http://127.0.0.1:9', onPaused: options.onPaused });
   const deps: CrmSyncDeps = {
-    em: options.em, clock, hubspot: config, tokens, throttle: createPortalBudget({ em: options.em, limits: config.limits }), publicUrl: 'http://127.0.0.1:9',
+    em: options.em, clock, config, kits, tokens, budgets: createPortalBudgets({ em: options.em }), publicUrl: 'http://127.0.0.1:9',
     retry: { tenSecondlyMs: 200, secondlyMs: 200, serverErrorBaseMs: 20 },
   };
   return {
-    hubspot, chat, config, oauth, tokens, deps, env,
+    hubspot, chat, config, kits, oauth, tokens, deps, env,
     async connect(em, accountId) {
-      const authorizeUrl = oauth.authorizeUrl({ state: 'fixture', redirectUri: TEST_REDIRECT_URI });
+      const authorizeUrl = oauth.authorizeUrl({ state: 'fixture', redirectUri: TEST_REDIRECT_URI, codeChallenge: null });
       const approved = await fetch(`${hubspot.url}/__admin/approve?authorize_url=${encodeURIComponent(authorizeUrl)}`, { redirect: 'manual' });
       const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
-      const grant = await oauth.exchangeCode(code, TEST_REDIRECT_URI);
-      await saveConnection(em, config.tokenKey, { accountId, grant, connectedBy: 'owner@example.com', now: new Date() });
+      const grant = await oauth.exchangeCode({ code, redirectUri: TEST_REDIRECT_URI, codeVerifier: null });
+      await saveConnection(em, config.tokenKey, { accountId, provider: 'hubspot', grant, connectedBy: 'owner@example.com', now: new Date() });
       return grant.portalId;
     },
     async stop() {
