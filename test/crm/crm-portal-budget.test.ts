@@ -1,28 +1,33 @@
-// One HubSpot budget per portal across processes (services/crm-portal-budget.ts,
+// One budget per CRM and portal across processes (services/crm-portal-budget.ts,
 // docs/crm.md#rate-limits): three ORMs with their own connection pools stand
 // for three processes, each with its own budget object and HubSpot client, as
 // the API and two CRM workers have. The HubSpot stand-in enforces the same
 // figures, so a call over the budget shows as a 429 in its log, and it logs
-// when every call arrived.
+// when every call arrived. Two CRMs' portals with the same id never share a
+// window or a hold-off.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrm, type Orm } from '../../db/orm.ts';
+import type { BudgetWindow } from '../../integrations/crm/adapter.ts';
+import { hubspotBudgetWindows } from '../../integrations/hubspot/budget.ts';
 import { loadHubSpotConfig } from '../../integrations/hubspot/config.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
 import { createHubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { budgetWindowMs, createPortalBudget, holdOffPortal, takePortalCall, type PortalBudgetLimits } from '../../services/crm-portal-budget.ts';
+import { BUDGET_MARGIN_MS, createPortalBudgets, holdOffPortal, takePortalCall, type PortalKey } from '../../services/crm-portal-budget.ts';
 
 const adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
 const database = `test_portal_budget_${randomBytes(4).toString('hex')}`;
 let processes: Orm[];
 let hubspot: HubSpotSandbox;
 let accessToken: string;
-let portalId: number;
+let portalId: string;
 /** A call taken just before another process stores a backoff can still land just after it starts. */
 const IN_FLIGHT_GRACE_MS = 100;
+const HUBSPOT_KINDS = Object.keys(hubspotBudgetWindows({ callsPer10s: 1, searchesPerSecond: 1 }));
+const hubspotPortal = (id: string): PortalKey => ({ provider: 'hubspot', portalId: id });
 
 async function admin(sql: string) {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -37,8 +42,8 @@ beforeAll(async () => {
   hubspot = await startHubSpotSandbox({ world: createWorld(), people: 30 });
   const config = loadHubSpotConfig({ HUBSPOT_CLIENT_ID: SANDBOX_CLIENT_ID, HUBSPOT_CLIENT_SECRET: SANDBOX_CLIENT_SECRET, HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url })!;
   const oauth = createHubSpotOAuth(config);
-  const approved = await fetch(`${hubspot.url}/__admin/approve?authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 's', redirectUri: 'http://127.0.0.1:9/cb' }))}`, { redirect: 'manual' });
-  const grant = await oauth.exchangeCode(new URL(approved.headers.get('location')!).searchParams.get('code')!, 'http://127.0.0.1:9/cb');
+  const approved = await fetch(`${hubspot.url}/__admin/approve?authorize_url=${encodeURIComponent(oauth.authorizeUrl({ state: 's', redirectUri: 'http://127.0.0.1:9/cb', codeChallenge: null }))}`, { redirect: 'manual' });
+  const grant = await oauth.exchangeCode({ code: new URL(approved.headers.get('location')!).searchParams.get('code')!, redirectUri: 'http://127.0.0.1:9/cb', codeVerifier: null });
   accessToken = grant.accessToken;
   portalId = grant.portalId;
 }, 60_000);
@@ -49,8 +54,11 @@ afterAll(async () => {
 });
 
 /** One process's client of the portal, with its own budget object over its own pool. */
-const clientOf = (orm: Orm, limits: PortalBudgetLimits): HubSpotCrm =>
-  createHubSpotCrm({ apiBase: hubspot.url, portalId, accessToken: async () => accessToken, throttle: createPortalBudget({ em: () => orm.em.fork(), limits }) });
+const clientOf = (orm: Orm, limits: { callsPer10s: number; searchesPerSecond: number }): HubSpotCrm =>
+  createHubSpotCrm({
+    apiBase: hubspot.url, portalId: Number(portalId), accessToken: async () => accessToken,
+    budget: createPortalBudgets({ em: () => orm.em.fork() }).forPortal(hubspotPortal(portalId), hubspotBudgetWindows(limits)),
+  });
 
 type Call = { at: string; kind: string; status: number; token?: string };
 async function callsSince(since: string): Promise<Call[]> {
@@ -66,34 +74,36 @@ const search = (crm: HubSpotCrm) => crm.searchContacts({ filterGroups: [], prope
 
 describe('a portal\'s budget shared by processes', () => {
   it('hands out exactly the budget to many callers of several processes at once, and says how long until the next call fits', async () => {
-    const portal = 9_100_001;
-    const attempts = await Promise.all(Array.from({ length: 30 }, (_, index) => takePortalCall(processes[index % 3]!.em.fork(), portal, 'general', 10)));
+    const portal = hubspotPortal('9100001');
+    const windows = hubspotBudgetWindows({ callsPer10s: 10, searchesPerSecond: 4 });
+    const attempts = await Promise.all(Array.from({ length: 30 }, (_, index) => takePortalCall(processes[index % 3]!.em.fork(), portal, 'general', windows.general)));
     expect(attempts.filter((each) => each.taken)).toHaveLength(10);
     const waits = attempts.filter((each) => !each.taken).map((each) => each.waitMs);
     expect(waits).toHaveLength(20);
     // The window is HubSpot's 10 s and a margin; the first call taken leaves it then.
     for (const wait of waits) {
-      expect(wait).toBeGreaterThan(budgetWindowMs('general') - 2_000);
-      expect(wait).toBeLessThanOrEqual(budgetWindowMs('general'));
+      expect(wait).toBeGreaterThan(10_000 + BUDGET_MARGIN_MS - 2_000);
+      expect(wait).toBeLessThanOrEqual(10_000 + BUDGET_MARGIN_MS);
     }
     // Searches are counted apart.
-    expect((await takePortalCall(processes[0]!.em.fork(), portal, 'search', 4)).taken).toBe(true);
+    expect((await takePortalCall(processes[0]!.em.fork(), portal, 'search', windows.search)).taken).toBe(true);
   });
 
   it('a backoff holds every kind of call from every process until it ends', async () => {
-    const portal = 9_100_002;
-    await holdOffPortal(processes[1]!.em.fork(), portal, 1_500);
+    const portal = hubspotPortal('9100002');
+    const windows = hubspotBudgetWindows({ callsPer10s: 100, searchesPerSecond: 100 });
+    await holdOffPortal(processes[1]!.em.fork(), portal, HUBSPOT_KINDS, 1_500);
     for (const orm of processes) {
       for (const kind of ['general', 'search'] as const) {
-        const attempt = await takePortalCall(orm.em.fork(), portal, kind, 100);
+        const attempt = await takePortalCall(orm.em.fork(), portal, kind, windows[kind]);
         expect(attempt.taken).toBe(false);
         expect(attempt.waitMs).toBeGreaterThan(1_000);
         expect(attempt.waitMs).toBeLessThanOrEqual(1_500);
       }
     }
     // A shorter backoff asked later does not shorten it.
-    await holdOffPortal(processes[2]!.em.fork(), portal, 10);
-    expect((await takePortalCall(processes[0]!.em.fork(), portal, 'general', 100)).waitMs).toBeGreaterThan(1_000);
+    await holdOffPortal(processes[2]!.em.fork(), portal, HUBSPOT_KINDS, 10);
+    expect((await takePortalCall(processes[0]!.em.fork(), portal, 'general', windows.general)).waitMs).toBeGreaterThan(1_000);
   });
 
   it('three processes calling one portal together stay within its searches per second: none refused', async () => {
@@ -152,4 +162,55 @@ describe('a portal\'s budget shared by processes', () => {
     expect(calls.filter((call) => call.status === 200)).toHaveLength(24);
     expect(calls.filter((call) => Date.parse(call.at) >= heldFrom + 2_000).length).toBeGreaterThanOrEqual(3);
   }, 30_000);
+});
+
+describe('a budget per CRM', () => {
+  // Portal ids are each CRM's own (HubSpot's and Pipedrive's are both numbers): the same id in two CRMs is two portals.
+  const window: BudgetWindow = { windowMs: 10_000, max: 2 };
+
+  it('two CRMs\' portals with the same id do not share a window', async () => {
+    const inHubSpot: PortalKey = { provider: 'hubspot', portalId: '9100010' };
+    const inPipedrive: PortalKey = { provider: 'pipedrive', portalId: '9100010' };
+    const take = (portal: PortalKey, index: number) => takePortalCall(processes[index % 3]!.em.fork(), portal, 'general', window);
+    expect((await Promise.all([0, 1, 2].map((index) => take(inHubSpot, index)))).filter((each) => each.taken)).toHaveLength(2);
+    // HubSpot's window is full; Pipedrive's portal of the same id has all of its own.
+    expect((await Promise.all([0, 1, 2].map((index) => take(inPipedrive, index)))).filter((each) => each.taken)).toHaveLength(2);
+    expect((await take(inHubSpot, 0)).taken).toBe(false);
+    expect((await take(inPipedrive, 1)).taken).toBe(false);
+  });
+
+  it('a hold-off of one CRM\'s portal leaves the same id in another CRM free', async () => {
+    const inHubSpot: PortalKey = { provider: 'hubspot', portalId: '9100011' };
+    const inSalesforce: PortalKey = { provider: 'salesforce', portalId: '9100011' };
+    await holdOffPortal(processes[0]!.em.fork(), inHubSpot, HUBSPOT_KINDS, 5_000);
+    const held = await takePortalCall(processes[1]!.em.fork(), inHubSpot, 'general', window);
+    expect(held.taken).toBe(false);
+    expect(held.waitMs).toBeGreaterThan(4_000);
+    expect((await takePortalCall(processes[2]!.em.fork(), inSalesforce, 'general', window)).taken).toBe(true);
+    // And the other way round: Salesforce held, HubSpot's hold-off neither shortened nor lengthened.
+    await holdOffPortal(processes[2]!.em.fork(), inSalesforce, ['general'], 60_000);
+    expect((await takePortalCall(processes[0]!.em.fork(), inSalesforce, 'general', window)).waitMs).toBeGreaterThan(55_000);
+    const stillHeld = await takePortalCall(processes[1]!.em.fork(), inHubSpot, 'general', window);
+    expect(stillHeld.taken).toBe(false);
+    expect(stillHeld.waitMs).toBeLessThanOrEqual(5_000);
+  });
+
+  it('one process\'s budget objects of two CRMs with the same portal id and kind neither queue behind each other nor share a hold-off', async () => {
+    const budgets = createPortalBudgets({ em: () => processes[0]!.em.fork() });
+    const windows = { general: { windowMs: 3_000, max: 1 } };
+    const inHubSpot = budgets.forPortal({ provider: 'hubspot', portalId: '9100012' }, windows);
+    const inPipedrive = budgets.forPortal({ provider: 'pipedrive', portalId: '9100012' }, windows);
+    await inHubSpot.acquire('general');
+    // HubSpot's next call waits about 3 s for its window; Pipedrive's, asked after it, does not wait behind it.
+    const finished: string[] = [];
+    const queued = inHubSpot.acquire('general').then(() => void finished.push('hubspot'));
+    await inPipedrive.acquire('general');
+    finished.push('pipedrive');
+    await queued;
+    expect(finished).toEqual(['pipedrive', 'hubspot']);
+    await inPipedrive.holdOff(60_000);
+    const roomy: BudgetWindow = { windowMs: 3_000, max: 100 };
+    expect((await takePortalCall(processes[1]!.em.fork(), { provider: 'pipedrive', portalId: '9100012' }, 'general', roomy)).waitMs).toBeGreaterThan(55_000);
+    expect((await takePortalCall(processes[1]!.em.fork(), { provider: 'hubspot', portalId: '9100012' }, 'general', roomy)).taken).toBe(true);
+  }, 15_000);
 });
