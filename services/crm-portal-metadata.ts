@@ -6,7 +6,7 @@
 // mapping can write (docs/crm.md#write-rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MappableProperty } from '../domain/crm-write-rules.ts';
-import type { CrmAdapter } from '../integrations/crm/adapter.ts';
+import type { CrmAdapter, CrmProvider } from '../integrations/crm/adapter.ts';
 
 export interface ScoreProperty {
   name: string;
@@ -28,13 +28,13 @@ export interface PortalProperties {
  */
 export async function portalProperties(
   em: EntityManager,
-  input: { accountId: number; portalId: string; refresh?: boolean; now: Date },
+  input: { accountId: number; provider: CrmProvider; portalId: string; refresh?: boolean; now: Date },
   read: () => Promise<Awaited<ReturnType<CrmAdapter['fieldMetadata']>>>,
 ): Promise<PortalProperties> {
   if (!input.refresh) {
     const [stored]: Array<{ score_properties: ScoreProperty[]; mappable_properties: MappableProperty[] | null; read_at: Date }> = await em.execute(
-      'select score_properties, mappable_properties, read_at from crm_portal_metadata where account_id = ? and portal_id = ?',
-      [input.accountId, input.portalId],
+      'select score_properties, mappable_properties, read_at from crm_portal_metadata where account_id = ? and provider = ? and portal_id = ?',
+      [input.accountId, input.provider, input.portalId],
     );
     if (stored?.mappable_properties) {
       return { portalId: input.portalId, scoreProperties: stored.score_properties, mappableProperties: stored.mappable_properties, readAt: new Date(stored.read_at) };
@@ -42,10 +42,10 @@ export async function portalProperties(
   }
   const { scoreFields: scoreProperties, mappableFields: mappableProperties } = await read();
   await em.execute(
-    `insert into crm_portal_metadata (account_id, portal_id, score_properties, mappable_properties, read_at) values (?, ?, ?, ?, ?)
-     on conflict (account_id) do update set portal_id = excluded.portal_id, score_properties = excluded.score_properties,
+    `insert into crm_portal_metadata (account_id, provider, portal_id, score_properties, mappable_properties, read_at) values (?, ?, ?, ?, ?, ?)
+     on conflict (account_id) do update set provider = excluded.provider, portal_id = excluded.portal_id, score_properties = excluded.score_properties,
        mappable_properties = excluded.mappable_properties, read_at = excluded.read_at`,
-    [input.accountId, input.portalId, JSON.stringify(scoreProperties), JSON.stringify(mappableProperties), input.now],
+    [input.accountId, input.provider, input.portalId, JSON.stringify(scoreProperties), JSON.stringify(mappableProperties), input.now],
   );
   return { portalId: input.portalId, scoreProperties, mappableProperties, readAt: input.now };
 }

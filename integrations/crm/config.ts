@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import { ConfigError, envVar, parseEnv, type Env } from '../../lib/env.ts';
 import { loadHubSpotConfig, type HubSpotConfig } from '../hubspot/config.ts';
+import { loadPipedriveConfig, type PipedriveConfig } from '../pipedrive/config.ts';
+import { loadSalesforceConfig, type SalesforceConfig } from '../salesforce/config.ts';
 import type { CrmProvider } from './adapter.ts';
 
 const ZCrmEnv = z.object({
@@ -23,10 +25,12 @@ export interface CrmConfig {
   /** The local chat stand-in, whose http loopback URLs are accepted as webhooks; null: https to public addresses only. */
   chatSandboxUrl: string | null;
   hubspot: HubSpotConfig | null;
+  pipedrive: PipedriveConfig | null;
+  salesforce: SalesforceConfig | null;
 }
 
 /** The CRMs with an app configured on this server, in the order the CRM page offers them. */
-export const configuredProviders = (config: CrmConfig): CrmProvider[] => (['hubspot'] as const).filter((provider) => config[provider] !== null);
+export const configuredProviders = (config: CrmConfig): CrmProvider[] => (['hubspot', 'pipedrive', 'salesforce'] as const).filter((provider) => config[provider] !== null);
 
 const isLoopback = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url);
 
@@ -34,8 +38,10 @@ const isLoopback = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.tes
 export function loadCrmConfig(env: Env = process.env): CrmConfig | null {
   const e = parseEnv(ZCrmEnv, env);
   const hubspot = loadHubSpotConfig(env);
-  if (!hubspot) return null;
-  const bases = [hubspot.apiBase];
+  const pipedrive = loadPipedriveConfig(env);
+  const salesforce = loadSalesforceConfig(env);
+  if (!hubspot && !pipedrive && !salesforce) return null;
+  const bases = [...(hubspot ? [hubspot.apiBase] : []), ...(pipedrive ? [pipedrive.oauthBase] : []), ...(salesforce ? [salesforce.loginBase] : [])];
   // Local stand-ins get a fixed development key; a real CRM needs one of its own.
   if (e.CRM_TOKEN_KEY === undefined && !bases.every(isLoopback)) {
     throw new ConfigError(['CRM_TOKEN_KEY is not set: expected 32 random bytes in base64 (openssl rand -base64 32) to encrypt CRM tokens']);
@@ -44,5 +50,7 @@ export function loadCrmConfig(env: Env = process.env): CrmConfig | null {
     tokenKey: e.CRM_TOKEN_KEY !== undefined ? Buffer.from(e.CRM_TOKEN_KEY, 'base64') : Buffer.alloc(32, 7),
     chatSandboxUrl: e.CRM_CHAT_SANDBOX_URL?.replace(/\/+$/, '') ?? null,
     hubspot,
+    pipedrive,
+    salesforce,
   };
 }

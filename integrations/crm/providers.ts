@@ -6,6 +6,12 @@ import { createHubSpotAdapter, HUBSPOT_DEFAULT_SCORE_FIELD } from '../hubspot/ad
 import { hubspotBudgetWindows } from '../hubspot/budget.ts';
 import { createHubSpotCrm } from '../hubspot/crm-client.ts';
 import { createHubSpotOAuth } from '../hubspot/oauth.ts';
+import { createPipedriveAdapter, PIPEDRIVE_DEFAULT_SCORE_FIELD } from '../pipedrive/adapter.ts';
+import { pipedriveBudgetWindows } from '../pipedrive/limits.ts';
+import { createPipedriveOAuth } from '../pipedrive/oauth.ts';
+import { createSalesforceAdapter, type SalesforceObject } from '../salesforce/adapter.ts';
+import { SALESFORCE_DEFAULT_SCORE_FIELD, salesforceBudgetWindows } from '../salesforce/config.ts';
+import { createSalesforceOAuth } from '../salesforce/oauth.ts';
 import type { AccessTokenSource, BudgetWindow, CrmAdapter, CrmCallBudget, CrmConnectionRef, CrmOAuth, CrmProvider, OwnFieldKeyStore } from './adapter.ts';
 import type { CrmConfig } from './config.ts';
 
@@ -49,6 +55,35 @@ export function crmProviderKits(config: CrmConfig): CrmProviderKits {
           appBase: hubspot.appBase,
         }),
       recordUrl: (connection, contactId) => hubspotContactUrl(hubspot.appBase, Number(connection.portalId), contactId),
+    };
+  }
+  const pipedrive = config.pipedrive;
+  if (pipedrive) {
+    kits.pipedrive = {
+      provider: 'pipedrive',
+      oauth: createPipedriveOAuth(pipedrive),
+      budgetWindows: pipedriveBudgetWindows(pipedrive.limits.callsPer2s),
+      defaultScoreField: PIPEDRIVE_DEFAULT_SCORE_FIELD,
+      adapter: (input) =>
+        createPipedriveAdapter({ config: pipedrive, connection: input.connection, accessToken: input.accessToken, budget: input.budget, fieldKeys: input.fieldKeys, retry: input.retry }),
+      // The company's own domain (the token's api_domain) is where its people are shown.
+      recordUrl: (connection, contactId) => `${(connection.apiBase ?? pipedrive.apiBase).replace(/\/+$/, '')}/person/${encodeURIComponent(contactId)}`,
+    };
+  }
+  const salesforce = config.salesforce;
+  if (salesforce) {
+    kits.salesforce = {
+      provider: 'salesforce',
+      oauth: createSalesforceOAuth(salesforce),
+      budgetWindows: salesforceBudgetWindows(salesforce),
+      defaultScoreField: SALESFORCE_DEFAULT_SCORE_FIELD,
+      adapter: (input) =>
+        createSalesforceAdapter({
+          config: salesforce, connection: input.connection, accessToken: input.accessToken, budget: input.budget, fieldKeys: input.fieldKeys,
+          object: (input.crmObject ?? 'Contact') as SalesforceObject, retry: input.retry,
+        }),
+      // The record's own page; its object from the id's key prefix (00Q: Lead; Contact otherwise).
+      recordUrl: (connection, contactId) => `${connection.apiBase ?? ''}/lightning/r/${contactId.startsWith('00Q') ? 'Lead' : 'Contact'}/${encodeURIComponent(contactId)}/view`,
     };
   }
   return kits;

@@ -112,6 +112,35 @@ export const SANDBOXES: SandboxSpec[] = [
     }),
   },
   {
+    // Pipedrive's OAuth and API (v1 and v2): a second CRM the CRM page offers; the app's client id and secret are the stand-in's own.
+    name: 'pipedrive-sandbox',
+    entry: 'sandbox/pipedrive/main.ts',
+    ports: [{ key: 'pipedrive', variable: 'SANDBOX_PIPEDRIVE_PORT', defaultPort: 4420 }],
+    probePath: '/__admin/state',
+    isWanted: ({ env }) => !env.PIPEDRIVE_CLIENT_SECRET && !env.PIPEDRIVE_OAUTH_BASE,
+    childEnv: (ports, { env }) => ({ PORT: String(ports.pipedrive), ...(env.SANDBOX_SEED ? { SANDBOX_SEED: env.SANDBOX_SEED } : {}) }),
+    appEnv: (url) => ({
+      PIPEDRIVE_OAUTH_BASE: url,
+      PIPEDRIVE_API_BASE: url,
+      PIPEDRIVE_CLIENT_ID: 'sandbox-pipedrive-client-id',
+      PIPEDRIVE_CLIENT_SECRET: 'sandbox-pipedrive-client-secret',
+    }),
+  },
+  {
+    // Salesforce's OAuth (web server flow with PKCE) and REST API: a third CRM the CRM page offers.
+    name: 'salesforce-sandbox',
+    entry: 'sandbox/salesforce/main.ts',
+    ports: [{ key: 'salesforce', variable: 'SANDBOX_SALESFORCE_PORT', defaultPort: 4430 }],
+    probePath: '/__admin/faults',
+    isWanted: ({ env }) => !env.SALESFORCE_CLIENT_SECRET && !env.SALESFORCE_LOGIN_BASE,
+    childEnv: (ports, { env }) => ({ PORT: String(ports.salesforce), ...(env.SANDBOX_SEED ? { SANDBOX_SEED: env.SANDBOX_SEED } : {}) }),
+    appEnv: (url) => ({
+      SALESFORCE_LOGIN_BASE: url,
+      SALESFORCE_CLIENT_ID: 'sandbox-salesforce-consumer-key',
+      SALESFORCE_CLIENT_SECRET: 'sandbox-salesforce-consumer-secret',
+    }),
+  },
+  {
     // Slack-style incoming webhooks on loopback, which CRM settings accept only because this says so.
     name: 'chat-sandbox',
     entry: 'sandbox/chat/main.ts',

@@ -182,7 +182,7 @@ describe('write rules', () => {
   it('the preview says per contact what is written and what is left alone; the run writes our properties always and the mapped ones by their rules', async () => {
     const { accountId, productId } = await connectedIntegration(stack, crm, { researchLimit: 4, minScore: 0, propertyMappings: mappings });
     const portalId = String(crm.hubspot.portal().portalId);
-    await portalProperties(em(), { accountId, portalId, now: new Date() }, async () => (await crmAdapterFor(crm.deps, { accountId })).fieldMetadata());
+    await portalProperties(em(), { accountId, provider: 'hubspot', portalId, now: new Date() }, async () => (await crmAdapterFor(crm.deps, { accountId })).fieldMetadata());
     const settings = (await getCrmSettings(em(), productId))!;
     const first = await previewCrmRun(crm.deps, settings, portalId);
     const [a, b, c, d] = first.taken;
@@ -226,7 +226,7 @@ describe('write rules', () => {
       researchLimit: 2, minScore: 0, propertyMappings: [{ field: 'company_industry', property: 'website', rule: 'overwrite' }],
     });
     const portalId = String(crm.hubspot.portal().portalId);
-    await portalProperties(em(), { accountId, portalId, now: new Date() }, async () => (await crmAdapterFor(crm.deps, { accountId })).fieldMetadata());
+    await portalProperties(em(), { accountId, provider: 'hubspot', portalId, now: new Date() }, async () => (await crmAdapterFor(crm.deps, { accountId })).fieldMetadata());
     const { plan, items } = await runToWrite(accountId, productId);
     crm.hubspot.portal().properties.get('website')!.archived = true;
     const since = new Date().toISOString();

@@ -200,7 +200,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
    * field created in the CRM since.
    */
   const propertiesOf = (crm: Crm, em: EntityManager, connection: CrmConnectionRef, refresh: boolean) =>
-    portalProperties(em, { accountId: connection.accountId, portalId: connection.portalId, refresh, now: deps.clock() }, () => crmAdapterOf(crm.syncDeps, connection).fieldMetadata())
+    portalProperties(em, { accountId: connection.accountId, provider: connection.provider, portalId: connection.portalId, refresh, now: deps.clock() }, () => crmAdapterOf(crm.syncDeps, connection).fieldMetadata())
       .catch(unavailable(connection));
   const scorePropertiesReply = async (ctx: { state: DashboardState; body: unknown }, refresh: boolean) => {
     requirePlan(ctx);
