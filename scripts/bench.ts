@@ -43,6 +43,7 @@ import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
 import { formatListResults, measureLists, type ListBenchResult } from './lib/bench/lists.ts';
 import { formatCrmResults, measureCrm, startCrmBenchStandIn, type CrmBenchResult } from './lib/bench/crm.ts';
+import { formatCrmProviderResults, measureCrmProvider, startCrmProviderStandIns, type CrmProviderBenchResult } from './lib/bench/crm-providers.ts';
 import { startReceiverProcess } from './lib/bench/receiver-process.ts';
 import { ROOT } from './lib/local-services.ts';
 import { figuresJson, flattenFigures, namedFigures } from './lib/bench/figures.ts';
@@ -116,10 +117,13 @@ const receiver = parts.has('webhooks') ? await startReceiverProcess() : null;
 if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
 // The crm part's HubSpot stand-in runs here; the worker gets its address through the environment.
 const hubspotStandIn = parts.has('crm') ? await startCrmBenchStandIn() : null;
+// And Pipedrive's and Salesforce's: the same run against each CRM.
+const providerStandIns = parts.has('crm') ? await startCrmProviderStandIns() : null;
 const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: settings.temporalDynamicConfig });
 let webhookResults: WebhookBenchResult | null = null;
 let listResults: ListBenchResult | null = null;
 let crmResults: CrmBenchResult | null = null;
+const crmProviderResults: CrmProviderBenchResult[] = [];
 const results: BenchResults = {};
 try {
   // Each part has its own account, hence its own cache: one person serves the parts that need a cached job.
@@ -155,6 +159,14 @@ try {
       log,
     });
   }
+  for (const provider of providerStandIns ? (['pipedrive', 'salesforce'] as const) : []) {
+    crmProviderResults.push(await measureCrmProvider(stack, providerStandIns!, provider, {
+      contacts: number('crm-contacts', 50),
+      providerLatenciesMs: settings.providerLatenciesMs,
+      modelLatencyMs: settings.modelLatencyMs,
+      log,
+    }));
+  }
   // The remaining parts measure cache hits and reads: no provider latency needed.
   await stack.setProviderLatency({});
   await stack.setModelLatency(0);
@@ -185,7 +197,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}${crmProviderResults.map((each) => `${formatCrmProviderResults(each)}\n`).join('')}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -197,7 +209,7 @@ try {
     machine,
     settings: { ...plainSettings, overheadJobs: Object.fromEntries(levels.map((level) => [level, overheadJobsAt(level)])), temporalSqlitePragmas: stack.temporalSqlitePragmas },
     targets: TARGETS,
-    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(crmResults ? { crm: crmResults } : {}) },
+    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(crmResults ? { crm: crmResults } : {}), ...(crmProviderResults.length ? { crmProviders: crmProviderResults } : {}) },
     table,
   };
   // A partial run (--only) does not replace the last full run's figures.
@@ -227,4 +239,5 @@ try {
   await mail?.close();
   await receiver?.close();
   await hubspotStandIn?.close();
+  await providerStandIns?.close();
 }

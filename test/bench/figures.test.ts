@@ -20,6 +20,10 @@ describe('bench figures as JSON', () => {
       overhead: [{ inFlight: 200, cpu: { stackMs: 88.3 }, serverRatio: percentiles }],
       webhooks: { levels: [{ inFlight: 1, latencyMs: { ...percentiles, p95: 77 } }, { inFlight: 50, latencyMs: { ...percentiles, p95: 210 } }] },
       crm: { callsPerContact: 0.12, wallMs: 19_400, contacts: 50, inFlight: 13, researchPathMs: 3_400 },
+      crmProviders: [
+        { provider: 'pipedrive', callsPerContact: 2.1, wallMs: 21_000, criticalPathMs: 13_600 },
+        { provider: 'salesforce', callsPerContact: 0.2, wallMs: 18_500, criticalPathMs: 13_600 },
+      ],
       lists: { wallMs: 61_000, lowerBoundMs: 52_000 },
     });
     expect(figures).toMatchObject({
@@ -30,6 +34,13 @@ describe('bench figures as JSON', () => {
       'crm.hubspot_calls_per_contact': 0.12,
       'crm.run_s': 19.4,
       'crm.critical_path_s': 13.6,
+      'crm.hubspot.calls_per_contact': 0.12,
+      'crm.hubspot.run_s': 19.4,
+      'crm.pipedrive.calls_per_contact': 2.1,
+      'crm.pipedrive.run_s': 21,
+      'crm.pipedrive.critical_path_s': 13.6,
+      'crm.salesforce.calls_per_contact': 0.2,
+      'crm.salesforce.run_s': 18.5,
       'lists.run_s': 61,
       'lists.lower_bound_s': 52,
     });

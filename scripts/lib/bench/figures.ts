@@ -34,6 +34,7 @@ export function namedFigures(results: {
   overhead?: Array<Level & { cpu: { stackMs: number }; serverRatio: object }>;
   webhooks?: { levels: Array<Level & { latencyMs: object }> };
   crm?: { callsPerContact: number; wallMs: number; contacts: number; inFlight: number; researchPathMs: number };
+  crmProviders?: Array<{ provider: string; callsPerContact: number; wallMs: number; criticalPathMs: number }>;
   lists?: { wallMs: number; lowerBoundMs: number };
 }): Figures {
   const figures: Figures = {};
@@ -50,6 +51,15 @@ export function namedFigures(results: {
     figures['crm.run_s'] = crm.wallMs / 1000;
     // ceil(contacts ÷ contacts in flight) × one contact's research path: the run's bound with no CRM call at all.
     figures['crm.critical_path_s'] = (Math.ceil(crm.contacts / crm.inFlight) * crm.researchPathMs) / 1000;
+    // The same per CRM: crm.<crm>.calls_per_contact, .run_s, .critical_path_s.
+    figures['crm.hubspot.calls_per_contact'] = figures['crm.hubspot_calls_per_contact'];
+    figures['crm.hubspot.run_s'] = figures['crm.run_s'];
+    figures['crm.hubspot.critical_path_s'] = figures['crm.critical_path_s'];
+  }
+  for (const run of results.crmProviders ?? []) {
+    figures[`crm.${run.provider}.calls_per_contact`] = run.callsPerContact;
+    figures[`crm.${run.provider}.run_s`] = run.wallMs / 1000;
+    figures[`crm.${run.provider}.critical_path_s`] = run.criticalPathMs / 1000;
   }
   if (results.lists) {
     figures['lists.run_s'] = results.lists.wallMs / 1000;
