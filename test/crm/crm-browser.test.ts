@@ -1,6 +1,6 @@
 // The CRM page in Chromium, by role and label, with an axe scan of each
 // state: connect through the HubSpot stand-in's consent page, settings with
-// a field error then saved, the lead score properties and their reload, write
+// a field error then saved, the lead score fields and their reload, write
 // rules and re-enrichment with their field errors, the next run, the preview
 // (what each contact gets written and what it costs), Run now and its
 // results, and the preview read again when the run ends.
@@ -98,7 +98,7 @@ describe('the CRM page in Chromium', () => {
     await page.getByText(/^Next run: /).waitFor();
     await expectAccessible(page);
 
-    // The lead score property offers scores, never the Record ID; the portal's properties are read once and again on Reload (issue 28).
+    // The lead score property offers scores, never the Record ID; the portal's fields are read once and again on Reload (issue 28).
     await settings.getByRole('combobox', { name: 'Lead score property' }).click();
     const options = page.getByRole('listbox').getByRole('option');
     await options.first().waitFor();
@@ -106,22 +106,22 @@ describe('the CRM page in Chromium', () => {
     expect(offered).toContain('HubSpot Score (hubspotscore)');
     expect(offered.some((option) => option.includes('hs_object_id'))).toBe(false);
     await page.keyboard.press('Escape');
-    await settings.getByText(/^Properties read from HubSpot .* UTC\.$/).waitFor();
+    await settings.getByText(/^Fields read from HubSpot .* UTC\.$/).waitFor();
     const propertyReads = async () => (await hubspotCalls()).filter((call) => call.method === 'GET' && call.path === '/crm/v3/properties/contacts').length;
     const readsBefore = await propertyReads();
     await page.reload();
-    await settings.getByText(/^Properties read from HubSpot /).waitFor();
+    await settings.getByText(/^Fields read from HubSpot /).waitFor();
     expect(await propertyReads()).toBe(readsBefore);
-    const reload = settings.getByRole('button', { name: 'Reload properties from HubSpot' });
+    const reload = settings.getByRole('button', { name: 'Reload fields from HubSpot' });
     await reload.click();
     await expect.poll(propertyReads).toBe(readsBefore + 1);
     await expect.poll(() => reload.getAttribute('data-loading')).toBeNull();
     await expectAccessible(page);
-    // HubSpot down on a reload: said on the page, and the properties read before stay offered.
+    // HubSpot down on a reload: said on the page, and the fields read before stay offered.
     await fetch(`${crm.hubspot.url}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ on: 'properties', serverErrorNext: 5 }) });
     await reload.click();
     await settings.getByRole('alert').filter({ hasText: 'HubSpot cannot be reached right now' }).waitFor();
-    await settings.getByText(/^Properties read from HubSpot /).waitFor();
+    await settings.getByText(/^Fields read from HubSpot /).waitFor();
     await expectAccessible(page);
     await fetch(`${crm.hubspot.url}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ on: 'all', serverErrorNext: 0 }) });
 
@@ -129,7 +129,7 @@ describe('the CRM page in Chromium', () => {
     await settings.getByRole('button', { name: 'Add a property mapping' }).click();
     const mapping1 = settings.getByRole('group', { name: 'Mapping 1' });
     expect(await mapping1.getByRole('combobox', { name: 'Research output' }).inputValue()).toBe('Company Industry');
-    await mapping1.getByRole('combobox', { name: 'HubSpot property' }).click();
+    await mapping1.getByRole('combobox', { name: 'HubSpot field' }).click();
     // A text output is offered text properties only: no number, no e-mail, no value HubSpot keeps.
     const offeredProperties = await page.getByRole('listbox').getByRole('option').allInnerTexts();
     expect(offeredProperties).toContain('Industry (industry)');
@@ -139,14 +139,14 @@ describe('the CRM page in Chromium', () => {
     await settings.getByRole('button', { name: 'Add a property mapping' }).click();
     const mapping2 = settings.getByRole('group', { name: 'Mapping 2' });
     expect(await mapping2.getByRole('combobox', { name: 'Research output' }).inputValue()).toBe('Company Employees');
-    await mapping2.getByRole('combobox', { name: 'HubSpot property' }).click();
+    await mapping2.getByRole('combobox', { name: 'HubSpot field' }).click();
     await page.getByRole('option', { name: 'Number of Employees (numberofemployees)' }).click();
     await mapping2.getByRole('combobox', { name: 'Rule' }).click();
     await page.getByRole('option', { name: 'Overwrite' }).click();
     // A third onto a property already written: the server says which.
     await settings.getByRole('button', { name: 'Add a property mapping' }).click();
     const mapping3 = settings.getByRole('group', { name: 'Mapping 3' });
-    await mapping3.getByRole('combobox', { name: 'HubSpot property' }).click();
+    await mapping3.getByRole('combobox', { name: 'HubSpot field' }).click();
     await page.getByRole('option', { name: 'Industry (industry)' }).click();
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await settings.getByRole('alert').filter({ hasText: 'Industry (industry) is mapped twice: one research output per property.' }).waitFor();
