@@ -25,7 +25,8 @@ export class Migration20261128090000 extends Migration {
     this.addSql(`alter table "crm_contact_state" alter column "portal_id" type text using "portal_id"::text;`);
     this.addSql(`alter table "crm_portal_metadata" alter column "portal_id" type text using "portal_id"::text, add column "provider" text not null default 'hubspot';`);
     this.addSql(`alter table "crm_portal_budget" alter column "portal_id" type text using "portal_id"::text, add column "provider" text not null default 'hubspot';`);
-    this.addSql(`alter table "crm_portal_budget" drop constraint "crm_portal_budget_pkey", add primary key ("provider", "portal_id", "kind");`);
+    // Each CRM names its own windows (HubSpot `general` and `search`, Pipedrive `burst`, Salesforce `api`).
+    this.addSql(`alter table "crm_portal_budget" drop constraint "crm_portal_budget_pkey", drop constraint if exists "crm_portal_budget_kind_check", add primary key ("provider", "portal_id", "kind");`);
     this.addSql(`alter table "crm_integration" add column "crm_object" text null check ("crm_object" in ('Contact', 'Lead'));`);
     this.addSql(`create table "crm_field_key" (
       "account_id" int not null references "account" ("id") on delete cascade,
@@ -40,7 +41,8 @@ export class Migration20261128090000 extends Migration {
     this.addSql('drop table "crm_field_key";');
     this.addSql('alter table "crm_integration" drop column "crm_object";');
     this.addSql(`delete from "crm_portal_budget" where "provider" <> 'hubspot';`);
-    this.addSql(`alter table "crm_portal_budget" drop constraint "crm_portal_budget_pkey", drop column "provider", add primary key ("portal_id", "kind");`);
+    this.addSql(`alter table "crm_portal_budget" drop constraint "crm_portal_budget_pkey", drop column "provider", add primary key ("portal_id", "kind"),
+      add constraint "crm_portal_budget_kind_check" check ("kind" in ('general', 'search'));`);
     this.addSql('alter table "crm_portal_budget" alter column "portal_id" type bigint using "portal_id"::bigint;');
     this.addSql('alter table "crm_portal_metadata" drop column "provider", alter column "portal_id" type bigint using "portal_id"::bigint;');
     this.addSql('alter table "crm_contact_state" alter column "portal_id" type bigint using "portal_id"::bigint;');
