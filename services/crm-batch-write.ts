@@ -1,13 +1,13 @@
-// A run's contacts written back in batches (docs/crm.md#batch-writes): per
-// flush, one notes batch/create (each note associated with its contact and
-// traced by the contact id), then one contacts batch/update that writes each
-// contact's properties with status `completed` last (failed ones get
-// `failed`), at most 100 inputs a call. HubSpot answers each contact on its
-// own (207): one refused contact fails alone. Every step is safe to repeat:
-// the ledger knows which contacts a flush already finished and which notes it
-// created; a retried flush reads back from HubSpot what an earlier try did
-// without our knowing (notes batch create is not idempotent), so no note is
-// written twice.
+// A run's contacts written back in batches (docs/crm.md#batch-writes), through
+// the CRM's adapter: per flush, the notes (each on its contact, named by the
+// contact id), then one write of each contact's fields with status
+// `completed` (failed ones get `failed`), split by the CRM into the calls it
+// takes (HubSpot 100 contacts a call, Salesforce 200, Pipedrive one). The CRM
+// answers each contact on its own: one refused contact fails alone. Every step
+// is safe to repeat: the ledger knows which contacts a flush already finished
+// and which notes it created; a retried flush reads back from the CRM what an
+// earlier try did without our knowing (a note create is not idempotent), so
+// no note is written twice.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { crmContentValues, crmFieldValues, crmNoteHtml } from '../domain/crm-messages.ts';
 import type { ContactWriteItem, ContactWriteOutcome, CrmRunPlan } from '../domain/crm-sync-contract.ts';

@@ -6,6 +6,7 @@
 // create's by `context.objectWriteTraceId` (sent with every input), a read's
 // missing ids by `context.ids`. Every input ends either done or refused with
 // a reason: successes + refusals = inputs.
+import type { BatchOutcomes } from '../crm/adapter.ts';
 
 export interface BatchErrorBody {
   category?: string;
@@ -19,12 +20,8 @@ export interface BatchReply<R> {
   errors?: BatchErrorBody[];
 }
 
-export interface BatchOutcomes<R> {
-  /** Inputs HubSpot did, with what it returned for them. */
-  done: Map<string, R>;
-  /** Inputs HubSpot refused, with its reason. */
-  refused: Map<string, string>;
-}
+/** Inputs HubSpot did, with what it returned for them, and those it refused, with its reason (the adapter's shape). */
+export type { BatchOutcomes } from '../crm/adapter.ts';
 
 /** A refusal as one line: its category, message, and the details HubSpot listed. */
 export function refusalText(error: BatchErrorBody): string {
