@@ -25,7 +25,7 @@ export interface ApiDeps {
   publicUrl: string;
   /** Stripe, or null where payments are not configured; read once from the environment at start-up. */
   billing: Billing;
-  /** The HubSpot integration, or null where none is configured: a plan change below Growth pauses its integrations. */
+  /** The CRM integration, or null where no CRM app is configured: a plan change below Growth pauses its integrations. */
   crm?: Crm | null;
   /** True from the first SIGTERM: readiness is false, long polls answer at once, and the API stops taking requests. */
   isDraining?: () => boolean;

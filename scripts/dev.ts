@@ -96,6 +96,8 @@ log(`Ready.
   Dashboard    ${apiUrl}/app   (sign up there; the e-mails land in the mail inbox below)
   Mail inbox   ${services!.sandboxUrls['mail-sandbox'] ?? `(real SMTP server ${process.env.SMTP_HOST})`}
   HubSpot      ${services!.sandboxUrls['hubspot-sandbox'] ?? `(HubSpot at ${process.env.HUBSPOT_API_BASE ?? 'https://api.hubapi.com'})`}   (the stand-in's contacts; connect it from a product's CRM page)
+  Pipedrive    ${services!.sandboxUrls['pipedrive-sandbox'] ?? (process.env.PIPEDRIVE_CLIENT_ID ? '(a real Pipedrive app)' : '(not configured)')}   (the stand-in's persons; or connect it instead)
+  Salesforce   ${services!.sandboxUrls['salesforce-sandbox'] ?? (process.env.SALESFORCE_CLIENT_ID ? '(a real Salesforce app)' : '(not configured)')}   (the stand-in's org; or connect it instead)
   Chat hooks   ${services!.sandboxUrls['chat-sandbox'] ? `${services!.sandboxUrls['chat-sandbox']}   (webhook URL: ${services!.sandboxUrls['chat-sandbox']}/services/T0/B0/any)` : '(none)'}
   Webhooks     ${services!.sandboxUrls['webhook-receiver'] ? `${services!.sandboxUrls['webhook-receiver']}   (endpoint URL for the Webhooks page: ${services!.sandboxUrls['webhook-receiver']}/hooks/dev)` : '(none)'}
 ${roles.map((role) => `  ${role.name.padEnd(21)}${role.probeUrl.replace(/\/readyz$/, '')}   (probes: /livez, /readyz; metrics: /metrics)`).join('\n')}

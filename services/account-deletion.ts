@@ -14,7 +14,7 @@ export interface AccountDeletionDeps {
   /**
    * Pauses every CRM integration of the account (and its Schedules) and
    * revokes its CRM token (docs/decisions.md#retention-and-account-deletion): services/crm.ts
-   * `onAccountDeleted`; absent where no HubSpot app is configured.
+   * `onAccountDeleted`; absent where no CRM app is configured.
    */
   pauseCrm?(accountId: number): Promise<void>;
 }

@@ -54,7 +54,7 @@ export async function desiredCrmSchedule(em: EntityManager, productId: number): 
     : row.deletion_requested_at
       ? 'account deleted'
       : row.connection_status !== 'connected'
-        ? 'HubSpot not connected'
+        ? 'CRM not connected'
         : !PLANS[row.plan].hasCrmIntegration
           ? `plan ${row.plan} has no CRM integration`
           : null;

@@ -63,9 +63,9 @@ export class CrmSettingsInvalid extends Error {
 export interface SettingsChecks {
   /** The connected CRM's name, for the messages (HubSpot when none is connected yet). */
   crm?: string;
-  /** The portal's properties that can be a lead score (integrations/hubspot/score-properties.ts), when a connection exists (null: not checked). */
+  /** The portal's fields that can be a lead score (the adapter's field metadata), when a connection exists (null: not checked). */
   scoreProperties: string[] | null;
-  /** The portal's properties a mapping can write (integrations/hubspot/mappable-properties.ts); null: not connected, so no mapping can be saved. */
+  /** The portal's fields a mapping can write (the adapter's field metadata); null: not connected, so no mapping can be saved. */
   mappableProperties: MappableProperty[] | null;
   /** The chat stand-in's base URL (local development and tests), whose loopback http URLs are accepted. */
   chatSandboxUrl: string | null;

@@ -37,7 +37,7 @@ export interface DashboardDeps {
   draftProductContext(url: string): Promise<ProductContext>;
   /** Stripe, or null where payments are not configured (the Billing page says so). */
   billing: Billing;
-  /** The HubSpot integration, or null where no HubSpot app is configured (the CRM page says so). */
+  /** The CRM integration, or null where no CRM app is configured (the CRM page says so). */
   crm?: Crm | null;
   /** Webhook secrets' key and the development allow-list (integrations/webhooks/config.ts). */
   webhooks?: WebhookConfig;

@@ -109,7 +109,7 @@ describe('CRM Schedules on Temporal', () => {
     await em().execute(`update account set plan = 'scale' where id = ?`, [accountId]);
     await em().execute(`update crm_connection set status = 'disconnected' where account_id = ?`, [accountId]);
     await reconcileCrmSchedule(stack.temporal, em(), productId, stack.config.temporal.taskQueue);
-    expect((await describeSchedule()).state).toMatchObject({ paused: true, note: 'HubSpot not connected' });
+    expect((await describeSchedule()).state).toMatchObject({ paused: true, note: 'CRM not connected' });
     await em().execute(`update crm_connection set status = 'connected' where account_id = ?`, [accountId]);
     await reconcileCrmSchedule(stack.temporal, em(), productId, stack.config.temporal.taskQueue);
     expect((await describeSchedule()).state.paused).toBe(false);
