@@ -34,6 +34,23 @@ export interface CrmFixture {
 
 export const TEST_REDIRECT_URI = 'http://127.0.0.1:9/app/crm/callback';
 
+/** Short retry waits for tests (each CRM's policy takes the keys it knows). */
+export const CRM_TEST_RETRY: Record<string, number> = { tenSecondlyMs: 200, secondlyMs: 200, serverErrorBaseMs: 20 };
+
+/** The CRM config, provider kits, tokens and the sync's dependencies for these CRM variables, built as the worker builds them. */
+export function crmTestDeps(options: { env: Record<string, string>; em: () => EntityManager; onPaused?(productIds: number[]): Promise<void>; retry?: Record<string, number> }): {
+  config: CrmConfig; kits: CrmProviderKits; tokens: CrmTokens; deps: CrmSyncDeps;
+} {
+  const config = loadCrmConfig(options.env)!;
+  const kits = crmProviderKits(config);
+  const clock = () => new Date();
+  const tokens = createCrmTokens({ em: options.em, tokenKey: config.tokenKey, kits, clock, publicUrl: 'http://127.0.0.1:9', onPaused: options.onPaused });
+  const deps: CrmSyncDeps = {
+    em: options.em, clock, config, kits, tokens, budgets: createPortalBudgets({ em: options.em }), publicUrl: 'http://127.0.0.1:9', retry: options.retry ?? CRM_TEST_RETRY,
+  };
+  return { config, kits, tokens, deps };
+}
+
 export async function startCrmFixture(options: { world: World; em: () => EntityManager; people?: number; onPaused?(productIds: number[]): Promise<void> }): Promise<CrmFixture> {
   const [hubspot, chat] = await Promise.all([
     // Search budget as documented; the general one too. Tests that need more raise them through /__admin/limits.
@@ -44,15 +61,8 @@ export async function startCrmFixture(options: { world: World; em: () => EntityM
     HUBSPOT_CLIENT_ID: SANDBOX_CLIENT_ID, HUBSPOT_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
     HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url, HUBSPOT_APP_BASE: hubspot.url, CRM_CHAT_SANDBOX_URL: chat.url,
   };
-  const config = loadCrmConfig(env)!;
-  const kits = crmProviderKits(config);
+  const { config, kits, tokens, deps } = crmTestDeps({ env, em: options.em, onPaused: options.onPaused });
   const oauth = kits.hubspot!.oauth;
-  const clock = () => new Date();
-  const tokens = createCrmTokens({ em: options.em, tokenKey: config.tokenKey, kits, clock, publicUrl: 'http://127.0.0.1:9', onPaused: options.onPaused });
-  const deps: CrmSyncDeps = {
-    em: options.em, clock, config, kits, tokens, budgets: createPortalBudgets({ em: options.em }), publicUrl: 'http://127.0.0.1:9',
-    retry: { tenSecondlyMs: 200, secondlyMs: 200, serverErrorBaseMs: 20 },
-  };
   return {
     hubspot, chat, config, kits, oauth, tokens, deps, env,
     async connect(em, accountId) {
@@ -78,7 +88,7 @@ export const crmTestSettings = (overrides: Partial<CrmSettingsInput> = {}): CrmS
 /** A Growth account with a product, connected to the stand-in's portal, with `crmTestSettings(overrides)`. */
 export async function connectedIntegration(
   stack: TestStack,
-  crm: CrmFixture,
+  crm: Pick<CrmFixture, 'connect'>,
   overrides: Partial<CrmSettingsInput> = {},
 ): Promise<{ accountId: number; productId: number }> {
   const em = stack.orm.em.fork();

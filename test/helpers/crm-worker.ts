@@ -14,7 +14,7 @@ export interface TestCrmWorker {
  * fixture's HubSpot and chat stand-ins; the research children run on the
  * stack's own research worker. Short HubSpot retry waits keep fault tests quick.
  */
-export async function startTestCrmWorker(stack: TestStack, crm: CrmFixture): Promise<TestCrmWorker> {
+export async function startTestCrmWorker(stack: TestStack, crm: Pick<CrmFixture, 'env' | 'deps'>): Promise<TestCrmWorker> {
   const connection = await NativeConnection.connect({ address: stack.config.temporal.address });
   const worker = await startCrmWorker({
     connection,
@@ -29,7 +29,7 @@ export async function startTestCrmWorker(stack: TestStack, crm: CrmFixture): Pro
     logger: createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent'),
     retry: crm.deps.retry,
   });
-  if (!worker) throw new Error('the CRM worker needs a HubSpot app in its environment');
+  if (!worker) throw new Error('the CRM worker needs a CRM app in its environment');
   const done = worker.run();
   return {
     worker,
