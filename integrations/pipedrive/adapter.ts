@@ -222,7 +222,7 @@ export function createPipedriveAdapter(options: PipedriveAdapterOptions): CrmAda
         const page = await client.call<Listing<{ id: number; content: string; add_time: string }>>('listNotes', (sdk) =>
           pipedriveApi.notes(sdk).getNotes(undefined, undefined, undefined, Number(input.contactId), undefined, undefined, undefined, 0, 500, 'add_time ASC', since.toISOString().slice(0, 10)),
         );
-        const note = (page.data ?? []).find((each) => each.content === input.html && each.add_time >= sinceText);
+        const note = (page.data ?? []).find((each) => noteText(each.content) === noteText(input.html) && each.add_time >= sinceText);
         if (note) found.set(input.contactId, String(note.id));
       }
       return found;
@@ -232,3 +232,16 @@ export function createPipedriveAdapter(options: PipedriveAdapterOptions): CrmAda
   };
 }
 
+/**
+ * A note's words, markup and spacing aside: Pipedrive cleans a note's HTML
+ * when it saves it (docs/crm-pipedrive.md), so the body read back need not
+ * be the one sent, while its text is.
+ */
+export function noteText(html: string): string {
+  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: ' ' };
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_all, name: string) => entities[name]!)
+    .replace(/\s+/g, ' ')
+    .trim();
+}

@@ -282,6 +282,15 @@ describe('a run', () => {
     expect((await adapter.findNotes([{ contactId: '4', html: '<h3>Research</h3><p>One</p>' }], new Date(Date.now() + 5_000))).size).toBe(0);
   });
 
+  it('finds a note by its text when Pipedrive kept it with other markup (it cleans HTML it saves), not one with other words', async () => {
+    const since = new Date(Date.now() - 1000);
+    // Saved as a user or Pipedrive's cleaning would keep it: the same words, other tags and spacing.
+    const made = await adapter.createNotes([{ key: '8', contactId: '8', html: '<div><b>Research</b></div>\n<div>Tom &amp; Jerry&#39;s   team</div>', at: new Date() }]);
+    const found = await adapter.findNotes([{ contactId: '8', html: "<h3>Research</h3><p>Tom &amp; Jerry's team</p>" }], since);
+    expect(found).toEqual(new Map([['8', made.done.get('8')]]));
+    expect((await adapter.findNotes([{ contactId: '8', html: '<h3>Research</h3><p>Tom and Jerry</p>' }], since)).size).toBe(0);
+  });
+
   it('never sends a note again after a 5xx or a lost answer; the lost one is found afterwards', async () => {
     const posts = () => apiCalls((call) => call.method === 'POST' && call.path === '/api/v1/notes').length;
     const before = posts();
