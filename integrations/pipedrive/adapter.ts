@@ -134,14 +134,14 @@ export function createPipedriveAdapter(options: PipedriveAdapterOptions): CrmAda
      */
     async findCandidates(query: CandidateQuery, cursor: string | null): Promise<CandidatePage> {
       if (cursor !== null) return { contacts: [], next: null };
-      const keys = await ownKeys(query.productId);
+      // None yet before the product's first run (a preview): then nobody can be completed.
+      const keys = (await fieldKeys.get(query.productId)) ?? {};
       const fields = await personFields(true);
       const byKey = (key: string | undefined) => fields.find((field) => field.key === key);
       const score = byKey(query.scoreField);
       if (!score) throw new CrmRejected(404, `Pipedrive: the lead score field ${query.scoreField} is gone`);
       const status = byKey(keys.status);
       const enrichedAt = byKey(keys.enriched_at);
-      if (!status || !enrichedAt) throw new CrmRejected(404, `Pipedrive: a field of product ${query.productId} is gone (ensureOwnFields makes it again)`);
       const filterId = await upsertFilter(query.productId, candidateConditions(query, { score, status, enrichedAt }));
       const contacts: CrmContact[] = [];
       for (let next: string | undefined; contacts.length < config.limits.candidateScanLimit; ) {

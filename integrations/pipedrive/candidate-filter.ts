@@ -25,18 +25,18 @@ const condition = (field: PersonField, operator: string, value: string | number 
  * Score at or above the minimum, and any of: no status yet, a status other
  * than completed, or (re-enrichment) enriched before the cutoff's day. "No
  * status" is asked for in so many words: a comparison with an empty field is
- * not true in a filter, as in SQL.
+ * not true in a filter, as in SQL. Before the product's fields exist (a
+ * preview before the first run) nobody can be completed: the score alone.
  */
-export function candidateConditions(query: CandidateQuery, fields: { score: PersonField; status: PersonField; enrichedAt: PersonField }) {
+export function candidateConditions(query: CandidateQuery, fields: { score: PersonField; status?: PersonField; enrichedAt?: PersonField }) {
+  const byScore = { glue: 'and', conditions: [condition(fields.score, '>=', query.minScore)] };
+  if (!fields.status || !fields.enrichedAt) return { glue: 'and', conditions: [byScore] };
   const completed = fields.status.options?.find((option) => option.label === STATUS_OPTION_LABELS.completed);
   if (!completed) throw new CrmRejected(409, 'Pipedrive: the status field has no Completed option');
   const due = [condition(fields.status, 'IS NULL', null), condition(fields.status, '!=', completed.id)];
   if (query.reEnrichBefore) due.push(condition(fields.enrichedAt, '<', query.reEnrichBefore.toISOString().slice(0, 10)));
   return {
     glue: 'and',
-    conditions: [
-      { glue: 'and', conditions: [condition(fields.score, '>=', query.minScore)] },
-      { glue: 'or', conditions: due },
-    ],
+    conditions: [byScore, { glue: 'or', conditions: due }],
   };
 }

@@ -104,7 +104,7 @@ export function createSalesforceAdapter(options: {
     };
   }
 
-  const selectList = (productId: number, extra: string[]) => [...new Set(['Id', 'Email', 'Name', ...extra.map(name), ...ownFieldNames(productId)])].join(', ');
+  const selectList = (productId: number, extra: string[], own = ownFieldNames(productId)) => [...new Set(['Id', 'Email', 'Name', ...extra.map(name), ...own])].join(', ');
 
   /** Grants our fields to the connected user through one permission set per product (field-level security). */
   async function grantFields(product: { id: number }): Promise<void> {
@@ -179,13 +179,20 @@ export function createSalesforceAdapter(options: {
         if (!cursor.startsWith('/services/data/')) throw new CrmRejected(400, 'Not a Salesforce query cursor');
         page = await rest.call({ method: 'GET', path: cursor, headers: { 'Sforce-Query-Options': `batchSize=${QUERY_BATCH}` } });
       } else {
+        // Before the product's fields exist (a preview before the first run) a query naming them is refused,
+        // and nobody can be completed: the score alone decides.
+        const existing = new Set((await describe()).map((field) => field.name));
+        const own = ownFieldNames(candidates.productId).filter((field) => existing.has(field));
         const status = ownFieldName(candidates.productId, 'status');
+        const enrichedAt = ownFieldName(candidates.productId, 'enriched_at');
         // `!=` matches empty statuses too (SOQL compares null as a value).
-        const due = candidates.reEnrichBefore
-          ? `(${status} != 'completed' OR (${status} = 'completed' AND ${ownFieldName(candidates.productId, 'enriched_at')} < ${dateTime(candidates.reEnrichBefore)}))`
-          : `${status} != 'completed'`;
+        const due = !existing.has(status) || !existing.has(enrichedAt)
+          ? ''
+          : candidates.reEnrichBefore
+            ? ` AND (${status} != 'completed' OR (${status} = 'completed' AND ${enrichedAt} < ${dateTime(candidates.reEnrichBefore)}))`
+            : ` AND ${status} != 'completed'`;
         const minimum = Number.isFinite(candidates.minScore) ? candidates.minScore : 0;
-        page = await query(`SELECT ${selectList(candidates.productId, [scoreField, ...candidates.mapped])} FROM ${object} WHERE ${scoreField} >= ${minimum} AND ${due} ORDER BY ${scoreField} DESC, Id ASC`);
+        page = await query(`SELECT ${selectList(candidates.productId, [scoreField, ...candidates.mapped], own)} FROM ${object} WHERE ${scoreField} >= ${minimum}${due} ORDER BY ${scoreField} DESC, Id ASC`);
       }
       return { contacts: page.records.map((record) => contactOf(candidates.productId, record, scoreField, candidates.mapped)), next: page.nextRecordsUrl ?? null };
     },

@@ -224,6 +224,12 @@ describe('a run', () => {
   });
   const query = async (reEnrichBefore: Date | null = null) => ({ productId: product.id, scoreField: await scoreKey(), minScore: 70, reEnrichBefore, mapped: [] as string[] });
 
+  it('before a product\u2019s fields exist (a preview before its first run), takes the score alone', async () => {
+    const page = await adapter.findCandidates({ productId: product.id + 1000, scoreField: await scoreKey(), minScore: 90, reEnrichBefore: null, mapped: [] }, null);
+    expect(page.contacts.length).toBeGreaterThan(0);
+    expect(page.contacts.every((contact) => contact.score! >= 90 && Object.keys(contact.own).length === 0)).toBe(true);
+  });
+
   it('finds persons at or above the score, highest first, across pages of the filter; a completed one no more, and again when due', async () => {
     // 120 more persons at 80 make the filter's answer longer than one page of 100.
     await fetch(`${pipedrive.url}/__admin/persons`, { method: 'POST', body: JSON.stringify({ persons: Array.from({ length: 120 }, (_, i) => ({ name: `Bulk ${i}`, email: `bulk${i}@example.org`, values: { 'Lead score': 80 } })) }) });

@@ -199,6 +199,13 @@ describe('candidates', () => {
     expect(due).not.toContain(done!.id);
   });
 
+  it('before the product\u2019s fields exist (a preview before its first run), takes the score alone', async () => {
+    const { adapter } = await adapterFor();
+    const page = await adapter.findCandidates({ productId: 8, scoreField: 'Lead_Score__c', minScore: 90, reEnrichBefore: new Date(), mapped: [] }, null);
+    expect(page.contacts.length).toBeGreaterThan(0);
+    expect(page.contacts.every((contact) => contact.score! >= 90 && Object.keys(contact.own).length === 0)).toBe(true);
+  });
+
   it('reads Leads when the product says so', async () => {
     const { adapter } = await adapterFor('Lead');
     await ready(adapter);
