@@ -68,6 +68,8 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const crm = labelOf(connection);
     if (error instanceof CrmAuthRevoked) throw new AppError('crm_not_connected', `${crm} no longer accepts the connection. Connect ${crm} again.`);
     if (error instanceof CrmUnavailable) throw new AppError('crm_unavailable', `${crm} cannot be reached right now. Try again in a minute.`);
+    // Refused for good: most often a setting the CRM no longer matches (a lead score field deleted there).
+    if (error instanceof CrmRejected) throw new AppError('invalid_request', `${crm} refused it: ${error.message}`);
     throw error;
   };
   const kitOf = (crm: Crm, provider: CrmProvider) => {
@@ -249,12 +251,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const product = await productOf(em, account.id, ctx.params.productId);
     const connection = await requireConnection(em, account.id, 'to set up its fields');
     const settings = (await getCrmSettings(em, product.id)) ?? defaultCrmSettings(account.id, product.id);
-    try {
-      ctx.body = await crmAdapterOf(crm.syncDeps, connection, settings.crmObject ?? null).ensureOwnFields({ id: product.id, name: product.name });
-    } catch (error) {
-      if (error instanceof CrmRejected) throw new AppError('crm_unavailable', `${labelOf(connection)} refused to create the fields: ${error.message}`);
-      unavailable(connection)(error);
-    }
+    ctx.body = await crmAdapterOf(crm.syncDeps, connection, settings.crmObject ?? null).ensureOwnFields({ id: product.id, name: product.name }).catch(unavailable(connection));
   });
 
   router.post('/crm/products/:productId/run', async (ctx) => {
