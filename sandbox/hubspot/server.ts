@@ -13,9 +13,9 @@
 // Test and developer routes live under /__admin (JSON) and / (an HTML page).
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { bodyReaders, HttpError, jsonSender, listen, loseAnswer, sendHtml } from '../plain-http.ts';
 import type { World } from '../provider-world/world.ts';
 import { ASSOCIATION_TYPE_NAMES, batchAnswer, batchError, MAX_BATCH_INPUTS, objectTypeOf } from './batch.ts';
 import { createLimiter, DOCUMENTED_LIMITS, rateLimitBody, ZHubSpotFaults, type CallKind, type HubSpotFaults, type RateLimits } from './limits.ts';
@@ -63,20 +63,18 @@ const FIELD_TYPES: Record<PropertyType, string[]> = {
   datetime: ['date'],
 };
 
-class HttpError extends Error {
-  readonly status: number;
-  readonly body: unknown;
-  constructor(status: number, body: unknown) {
-    super(typeof body === 'string' ? body : JSON.stringify(body));
-    this.status = status;
-    this.body = body;
-  }
-}
-
 /** HubSpot's error shape (PublicApiSpecs `Error`: status, message, correlationId, category, subCategory?, errors?, context?). */
 function hubspotError(status: number, category: string, message: string, extra: Record<string, unknown> = {}): HttpError {
   return new HttpError(status, { status: 'error', message, correlationId: randomUUID(), category, ...extra });
 }
+
+// Bodies and replies in HubSpot's own words: its errors, its spelling of the JSON content type.
+const sendJson = jsonSender('application/json;charset=utf-8');
+const { json: readJson, form: readForm } = bodyReaders({
+  maxBytes: MAX_BODY_BYTES,
+  tooLarge: () => hubspotError(413, 'VALIDATION_ERROR', 'Request body too large'),
+  notJson: () => hubspotError(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1'),
+});
 
 const ZPropertyCreate = z.object({
   name: z.string(),
@@ -159,12 +157,12 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
       calls.push({ at: new Date().toISOString(), method, path, portalId, status, kind, ...(bearer !== null && kind !== 'oauth' ? { token: bearer } : {}) });
 
     // Developer page and admin JSON.
-    if (method === 'GET' && path === '/') return sendHtml(res, 200, portalPage([...portals.values()], baseUrl()));
+    if (method === 'GET' && path === '/') return sendHtml(res, portalPage([...portals.values()], baseUrl()));
     const contactPath = /^\/contacts\/(\d+)\/record\/0-1\/(\d+)$/.exec(path);
     if (method === 'GET' && contactPath) {
       const contact = portals.get(Number(contactPath[1]))?.contacts.get(contactPath[2]!);
-      if (!contact) return sendHtml(res, 404, '<!doctype html><html lang="en"><title>Not found</title><main><h1>No such contact</h1><a href="/">Portal</a></main></html>');
-      return sendHtml(res, 200, contactPage(portals.get(Number(contactPath[1]))!, contact));
+      if (!contact) return sendHtml(res, '<!doctype html><html lang="en"><title>Not found</title><main><h1>No such contact</h1><a href="/">Portal</a></main></html>', 404);
+      return sendHtml(res, contactPage(portals.get(Number(contactPath[1]))!, contact));
     }
     if (path.startsWith('/__admin')) return admin(req, res, url);
 
@@ -218,10 +216,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     const isAnswerLost = faults.answerLostNext > 0 && (faults.on === 'all' ? kind !== 'token' : faults.on === kind);
     if (isAnswerLost) {
       faults.answerLostNext--;
-      res.end = (() => {
-        res.socket?.destroy();
-        return res;
-      }) as typeof res.end;
+      loseAnswer(res);
     }
     try {
       await crm(req, res, url, portal);
@@ -281,11 +276,11 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
   function authorizePage(res: ServerResponse, url: URL) {
     const params = url.searchParams;
     const redirectUri = params.get('redirect_uri');
-    if (params.get('client_id') !== clientId) return sendHtml(res, 400, consentPage({ error: 'This app (client_id) is not known to this HubSpot.' }));
-    if (!redirectUri || !/^https?:\/\//.test(redirectUri)) return sendHtml(res, 400, consentPage({ error: 'The redirect_uri is missing or not a URL.' }));
+    if (params.get('client_id') !== clientId) return sendHtml(res, consentPage({ error: 'This app (client_id) is not known to this HubSpot.' }), 400);
+    if (!redirectUri || !/^https?:\/\//.test(redirectUri)) return sendHtml(res, consentPage({ error: 'The redirect_uri is missing or not a URL.' }), 400);
     const scopes = (params.get('scope') ?? '').split(/[ +]/).filter(Boolean);
     const portal = [...portals.values()][0]!;
-    return sendHtml(res, 200, consentPage({ portal, scopes, optionalScopes: (params.get('optional_scope') ?? '').split(/[ +]/).filter(Boolean), clientId, redirectUri, state: params.get('state') ?? '' }));
+    return sendHtml(res, consentPage({ portal, scopes, optionalScopes: (params.get('optional_scope') ?? '').split(/[ +]/).filter(Boolean), clientId, redirectUri, state: params.get('state') ?? '' }));
   }
 
   /** The consent form's answer: a code (single use, 10 minutes) on approval; `error=access_denied` when declined. */
@@ -786,21 +781,12 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions): Promi
     };
   }
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
-  });
-  const port = (http.address() as AddressInfo).port;
-  const baseUrl = () => `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const listening = await listen(http, options.port, options.host);
+  const baseUrl = () => listening.url;
   return {
-    url: baseUrl(),
-    port,
+    ...listening,
     portal: (portalId) => portalOf(portalId ?? [...portals.keys()][0]!),
     setFaults: (next) => void (faults = { ...faults, ...ZHubSpotFaults.partial().parse(next) }),
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
   };
 }
 
@@ -820,39 +806,4 @@ function propertyView(property: Property) {
     ...rest, hubspotDefined, archived, externalOptions: false,
     modificationMetadata: { archivable: !hubspotDefined, readOnlyDefinition: hubspotDefined, readOnlyValue },
   };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json;charset=utf-8');
-  res.end(JSON.stringify(body));
-}
-
-function sendHtml(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw hubspotError(413, 'VALIDATION_ERROR', 'Request body too large');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const text = await readBody(req);
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw hubspotError(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1');
-  }
-}
-
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  return new URLSearchParams(await readBody(req));
 }

@@ -20,8 +20,8 @@
 // (this server is the api_domain). Test and developer routes: /__admin (JSON), / (HTML).
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { bodyReaders, HttpError, jsonSender, listen, loseAnswer, sendHtml } from '../plain-http.ts';
 import type { World } from '../provider-world/world.ts';
 import { addField, addPerson, newCompany, newSecret, seedCompany, v1Time, v2Time, type Company, type Person, type PersonField, type SeedPerson } from './company.ts';
 import { matches, parseConditions } from './filters.ts';
@@ -73,20 +73,18 @@ const CODE_TTL_MS = 5 * 60_000;
 const FIELD_TYPES = ['address', 'date', 'daterange', 'double', 'enum', 'monetary', 'org', 'people', 'phone', 'set', 'text', 'time', 'timerange', 'user', 'varchar', 'varchar_auto', 'visible_to'];
 const PATCHABLE = ['name', 'owner_id', 'org_id', 'emails', 'phones', 'visible_to', 'label_ids', 'marketing_status', 'custom_fields', 'add_time', 'update_time'];
 
-class HttpError extends Error {
-  readonly status: number;
-  readonly body: unknown;
-  constructor(status: number, body: unknown) {
-    super(JSON.stringify(body));
-    this.status = status;
-    this.body = body;
-  }
-}
-
 /** Pipedrive's error body: `{ success: false, error, error_info, data: null, additional_data: null }`. */
 const apiError = (status: number, error: string) =>
   new HttpError(status, { success: false, error, error_info: 'Please check developers.pipedrive.com for more information about Pipedrive API.', data: null, additional_data: null });
 const oauthError = (status: number, error: string, message: string) => new HttpError(status, { success: false, error, message });
+
+// Bodies and replies in Pipedrive's own words: its errors, its spelling of the JSON content type.
+const sendJson = jsonSender('application/json; charset=utf-8');
+const { json: readJson, form: readForm } = bodyReaders({
+  maxBytes: MAX_BODY_BYTES,
+  tooLarge: () => apiError(413, 'Request body too large'),
+  notJson: () => apiError(400, 'Invalid JSON in the request body'),
+});
 
 interface Grant {
   refreshToken: string;
@@ -133,12 +131,12 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
     const record = (kind: PipedriveCall['kind'], status: number) =>
       calls.push({ at: new Date().toISOString(), method, path, status, kind, ...(bearer !== null ? { token: createHash('sha256').update(bearer).digest('hex').slice(0, 12) } : {}) });
 
-    if (method === 'GET' && path === '/') return sendHtml(res, 200, companyPage(company, baseUrl()));
+    if (method === 'GET' && path === '/') return sendHtml(res, companyPage(company, baseUrl()));
     const personPath = /^\/person\/(\d+)$/.exec(path);
     if (method === 'GET' && personPath) {
       const person = company.persons.get(Number(personPath[1]));
-      if (!person) return sendHtml(res, 404, '<!doctype html><html lang="en"><title>Not found</title><main><h1>No such person</h1><a href="/">Company</a></main></html>');
-      return sendHtml(res, 200, personPage(company, person));
+      if (!person) return sendHtml(res, '<!doctype html><html lang="en"><title>Not found</title><main><h1>No such person</h1><a href="/">Company</a></main></html>', 404);
+      return sendHtml(res, personPage(company, person));
     }
     if (path.startsWith('/__admin')) return admin(req, res, url);
     if (method === 'GET' && path === '/oauth/authorize') return authorizePage(res, url);
@@ -177,10 +175,7 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
       if (hits && faults.answerLostNext > 0) {
         // The call is carried out, but its answer never arrives (logged with status 0).
         faults.answerLostNext--;
-        res.end = (() => {
-          res.socket?.destroy();
-          return res;
-        }) as typeof res.end;
+        loseAnswer(res);
         await api(req, res, url, grant, kind);
         record(kind, 0);
         return;
@@ -216,9 +211,9 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
   function authorizePage(res: ServerResponse, url: URL) {
     const params = url.searchParams;
     const redirectUri = params.get('redirect_uri') ?? '';
-    if (params.get('client_id') !== clientId) return sendHtml(res, 400, errorPage('This app (client_id) is not known to this Pipedrive.'));
-    if (!/^https?:\/\//.test(redirectUri)) return sendHtml(res, 400, errorPage('The redirect_uri is missing or not a URL.'));
-    return sendHtml(res, 200, consentPage({ company, scopes, clientId, redirectUri, state: params.get('state') ?? '' }));
+    if (params.get('client_id') !== clientId) return sendHtml(res, errorPage('This app (client_id) is not known to this Pipedrive.'), 400);
+    if (!/^https?:\/\//.test(redirectUri)) return sendHtml(res, errorPage('The redirect_uri is missing or not a URL.'), 400);
+    return sendHtml(res, consentPage({ company, scopes, clientId, redirectUri, state: params.get('state') ?? '' }));
   }
 
   /** The consent's answer: a code (single use, 5 minutes) on "Allow and Install", `error=access_denied` on "Cancel". */
@@ -581,59 +576,17 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
     };
   }
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
-  });
-  const port = (http.address() as AddressInfo).port;
-  const baseUrl = () => `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const listening = await listen(http, options.port, options.host);
+  const baseUrl = () => listening.url;
   return {
-    url: baseUrl(),
-    port,
+    ...listening,
     company: () => company,
     calls: () => calls,
     setFaults: (next) => void (faults = { ...faults, ...ZPipedriveFaults.partial().parse(next) }),
     setDailySpent: (tokens) => limiter.setSpent(company.companyId, tokens),
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
   };
 }
 
 const fieldView = (field: PersonField) => ({ ...field, update_time: field.add_time, important_flag: false, bulk_edit_allowed: field.edit_flag, filtering_allowed: true });
 const filterView = (filter: Company['filters'] extends Map<number, infer F> ? F : never) => ({ ...filter, active_flag: true, visible_to: '1', update_time: filter.add_time, custom_view_id: null });
 const noteView = (note: Company['notes'] extends Map<number, infer N> ? N : never) => ({ ...note, active_flag: true, deal_id: null, org_id: null, lead_id: null, pinned_to_person_flag: false });
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(body));
-}
-
-function sendHtml(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw apiError(413, 'Request body too large');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const text = await readBody(req);
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw apiError(400, 'Invalid JSON in the request body');
-  }
-}
-
-const readForm = async (req: IncomingMessage) => new URLSearchParams(await readBody(req));

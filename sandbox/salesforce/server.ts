@@ -26,8 +26,8 @@
 // Test and developer routes live under /__admin (JSON) and / (an HTML page).
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { bodyReaders, HttpError, jsonSender, listen, loseAnswer, sendHtml } from '../plain-http.ts';
 import type { World } from '../provider-world/world.ts';
 import { hits, requestLimitMessage, sfErrors, ZSalesforceFaults, type CallKind, type SalesforceFaults } from './faults.ts';
 import { addRecord, newSecret, seedOrg, type AccessToken, type AuthCode, type Org, type RefreshToken, type SObjectRecord } from './org.ts';
@@ -64,18 +64,16 @@ const MAX_COLLECTION = 200;
 /** API versions this stand-in answers (Winter '21 to Spring '26). */
 const VERSION = /^\/services\/data\/v(\d{2})\.0(\/.*)?$/;
 
-class HttpError extends Error {
-  readonly status: number;
-  readonly body: unknown;
-  constructor(status: number, body: unknown) {
-    super(JSON.stringify(body));
-    this.status = status;
-    this.body = body;
-  }
-}
-
 const sfError = (status: number, errorCode: string, message: string, fields?: string[]) => new HttpError(status, sfErrors(errorCode, message, fields));
 const oauthError = (status: number, error: string, description: string) => new HttpError(status, { error, error_description: description });
+
+// Bodies and replies in Salesforce's own words: its errors, its spelling of the JSON content type.
+const sendJson = jsonSender('application/json;charset=UTF-8');
+const { json: readJson, form: readForm } = bodyReaders({
+  maxBytes: MAX_BODY_BYTES,
+  tooLarge: () => sfError(413, 'REQUEST_ENTITY_TOO_LARGE', 'Request body too large'),
+  notJson: () => sfError(400, 'JSON_PARSER_ERROR', 'Unexpected character: was expecting a JSON value'),
+});
 
 const ZCollection = z.object({ allOrNone: z.boolean().optional(), records: z.array(z.record(z.string(), z.unknown())) });
 const ZRetrieve = z.object({ ids: z.array(z.string()).min(1), fields: z.array(z.string()).min(1) });
@@ -118,12 +116,12 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions):
     const record = (kind: (typeof calls)[number]['kind'], status: number) =>
       calls.push({ at: new Date().toISOString(), method, path, status, kind, ...(bearer !== null && kind !== 'oauth' ? { token: bearer } : {}) });
 
-    if (method === 'GET' && path === '/') return sendHtml(res, 200, orgPage(org, baseUrl()));
+    if (method === 'GET' && path === '/') return sendHtml(res, orgPage(org, baseUrl()));
     const recordView = /^\/lightning\/r\/(Contact|Lead)\/([A-Za-z0-9]{15,18})\/view$/.exec(path);
     if (method === 'GET' && recordView) {
       const found = org.objects.get(recordView[1]!)!.records.get(recordView[2]!);
-      if (!found) return sendHtml(res, 404, '<!doctype html><html lang="en"><title>Not found</title><main><h1>No such record</h1><a href="/">Org</a></main></html>');
-      return sendHtml(res, 200, recordPage(org, recordView[1]!, found));
+      if (!found) return sendHtml(res, '<!doctype html><html lang="en"><title>Not found</title><main><h1>No such record</h1><a href="/">Org</a></main></html>', 404);
+      return sendHtml(res, recordPage(org, recordView[1]!, found));
     }
     if (path.startsWith('/__admin')) return admin(req, res, url);
 
@@ -171,10 +169,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions):
     const isAnswerLost = faults.answerLostNext > 0 && hits(faults, kind);
     if (isAnswerLost) {
       faults.answerLostNext--;
-      res.end = (() => {
-        res.socket?.destroy();
-        return res;
-      }) as typeof res.end;
+      loseAnswer(res);
     }
     try {
       await data(req, res, url, `v${versioned[1]}.0`, versioned[2] ?? '/');
@@ -222,14 +217,14 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions):
 
   function authorizePage(res: ServerResponse, url: URL) {
     const params = url.searchParams;
-    if (params.get('response_type') !== 'code') return sendHtml(res, 400, consentPage({ error: 'error=unsupported_response_type: response type not supported' }));
-    if (params.get('client_id') !== clientId) return sendHtml(res, 400, consentPage({ error: 'error=invalid_client_id: client identifier invalid' }));
+    if (params.get('response_type') !== 'code') return sendHtml(res, consentPage({ error: 'error=unsupported_response_type: response type not supported' }), 400);
+    if (params.get('client_id') !== clientId) return sendHtml(res, consentPage({ error: 'error=invalid_client_id: client identifier invalid' }), 400);
     const redirectUri = params.get('redirect_uri') ?? '';
-    if (!/^https?:\/\//.test(redirectUri)) return sendHtml(res, 400, consentPage({ error: 'error=redirect_uri_mismatch: redirect_uri must match configuration' }));
+    if (!/^https?:\/\//.test(redirectUri)) return sendHtml(res, consentPage({ error: 'error=redirect_uri_mismatch: redirect_uri must match configuration' }), 400);
     const method = params.get('code_challenge_method');
-    if (method !== null && method !== 'S256') return sendHtml(res, 400, consentPage({ error: 'error=invalid_request: invalid code_challenge_method' }));
+    if (method !== null && method !== 'S256') return sendHtml(res, consentPage({ error: 'error=invalid_request: invalid code_challenge_method' }), 400);
     const scopes = (params.get('scope') ?? 'api').split(/[ +]/).filter(Boolean);
-    return sendHtml(res, 200, consentPage({
+    return sendHtml(res, consentPage({
       org, scopes,
       hidden: { client_id: clientId, redirect_uri: redirectUri, state: params.get('state') ?? '', scope: scopes.join(' '), code_challenge: params.get('code_challenge') ?? '' },
     }));
@@ -524,21 +519,12 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions):
     return sendJson(res, 404, { error: `no such admin route: ${method} ${path}` });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
-  });
-  const port = (http.address() as AddressInfo).port;
-  const baseUrl = () => `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const listening = await listen(http, options.port, options.host);
+  const baseUrl = () => listening.url;
   return {
-    url: baseUrl(),
-    port,
+    ...listening,
     org: () => org,
     setFaults: (next) => void (faults = mergeFaults(faults, ZSalesforceFaults.partial().parse(next), Object.keys(next))),
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
   };
 }
 
@@ -564,39 +550,4 @@ function soapType(type: string): string {
 function tokenLabel(req: IncomingMessage): string | null {
   const bearer = /^(?:Bearer|OAuth) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
   return bearer ? createHash('sha256').update(bearer).digest('hex').slice(0, 12) : null;
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json;charset=UTF-8');
-  res.end(JSON.stringify(body));
-}
-
-function sendHtml(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw sfError(413, 'REQUEST_ENTITY_TOO_LARGE', 'Request body too large');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const text = await readBody(req);
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw sfError(400, 'JSON_PARSER_ERROR', 'Unexpected character: was expecting a JSON value');
-  }
-}
-
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  return new URLSearchParams(await readBody(req));
 }
