@@ -12,6 +12,7 @@ import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
 import type { CrmContact } from '../../integrations/crm/adapter.ts';
 import { CrmAuthRevoked } from '../../integrations/crm/errors.ts';
 import { decryptToken } from '../../integrations/hubspot/token-cipher.ts';
+import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { connectionRef } from '../../services/crm-connections.ts';
 import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
@@ -21,12 +22,14 @@ import { connectedIntegration, crmTestSettings, startCrmRun } from '../helpers/c
 import { startCrmPortals, type PortalCrm, type TestPortal, type TestPortals } from '../helpers/crm-portals.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { creditsOf } from '../helpers/lists.ts';
+import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { until } from '../helpers/until.ts';
 
 let stack: TestStack;
 let portals: TestPortals;
 let crmWorker: TestCrmWorker;
+let mail: TestMailSandbox;
 const em = () => stack.orm.em.fork();
 let runs = 0;
 const schedules: number[] = [];
@@ -72,7 +75,9 @@ beforeAll(async () => {
       for (const productId of productIds) await reconcileCrmSchedule(stack.temporal, em(), productId, stack.config.temporal.taskQueue);
     },
   });
-  stack = await startTestStack({});
+  mail = await startTestMailSandbox();
+  // The API runs with both CRMs too (the CRM page's routes), and mails its sign-up links to the SMTP stand-in.
+  stack = await startTestStack({ apiEnv: { ...mail.env, ...portals.env, AUTH_CLIENT_IP_HEADER: 'x-real-ip', DASHBOARD_MODE: 'off' } });
   // Schedule ids name the product, and a run's test files share one Temporal namespace: this file's products get ids no other file reaches.
   await em().execute(`select setval(pg_get_serial_sequence('product_context', 'id'), ?)`, [700_000 + Math.floor(Math.random() * 200_000)]);
   crmWorker = await startTestCrmWorker(stack, portals);
@@ -82,6 +87,7 @@ afterAll(async () => {
   await crmWorker?.stop();
   await portals?.stop();
   await stack?.stop();
+  await mail?.close();
 });
 
 describe.each(['pipedrive', 'salesforce'] as const)('%s end to end', (crm: PortalCrm) => {
@@ -172,6 +178,39 @@ describe.each(['pipedrive', 'salesforce'] as const)('%s end to end', (crm: Porta
     expect(connection.refreshed_at).not.toBeNull();
   }, 120_000);
 
+  it('the CRM\u2019s longer allowance down to our reserve holds every call off and the run waits; once it frees up, the run completes', async () => {
+    const ids = await integration(portal(), { researchLimit: 2 });
+    const { portalId } = (await connectionRef(em(), ids.accountId))!;
+    await portal().spendAllowance();
+    const since = new Date().toISOString();
+    const handle = await start(ids.productId);
+    // The first answer says so (Pipedrive's daily tokens, Salesforce's Limit Info and REQUEST_LIMIT_EXCEEDED): the step fails as unavailable, to be tried when the allowance is back.
+    const pending = await until(async () => (await handle.describe()).raw.pendingActivities?.find((activity) => activity.lastFailure), 30_000);
+    expect(pending.activityType?.name).toBe('crmEnsureProperties');
+    expect(pending.lastFailure?.applicationFailureInfo?.type).toBe('crm_unavailable');
+    const now = Date.now();
+    // Pipedrive's day ends at midnight UTC; Salesforce's rolling 24 hours are waited out an hour at a time (SALESFORCE_API_HOLD_OFF_MINUTES).
+    const backAt = crm === 'pipedrive' ? Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1) : now + 60 * 60_000;
+    const [budget] = await em().execute('select min(held_until) as held from crm_portal_budget where provider = ? and portal_id = ?', [crm, portalId]);
+    expect(Math.abs(new Date(budget.held).getTime() - backAt)).toBeLessThan(60_000);
+    expect(timestampMs(pending.nextAttemptScheduleTime)).toBeGreaterThan(backAt - 60_000);
+    // Held off: nothing more reaches the CRM meanwhile.
+    const callsThen = (await statusesSince(crm, since)).length;
+    expect(callsThen).toBeLessThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await statusesSince(crm, since)).length).toBe(callsThen);
+
+    // The allowance is back: the CRM's count starts over and the hold-off's time has passed (the budget row stands in
+    // for the clock), and Temporal tries the step now rather than when its retry timer fires.
+    await portal().restoreAllowance();
+    await em().execute('update crm_portal_budget set held_until = now() where provider = ? and portal_id = ?', [crm, portalId]);
+    await stack.temporal.workflowService.resetActivity({ namespace: stack.config.temporal.namespace, execution: { workflowId: handle.workflowId }, type: 'crmEnsureProperties', identity: 'test' });
+    const notesBefore = portal().noteCounts();
+    const result = (await handle.result()) as CrmSyncResult;
+    expect(result).toMatchObject({ status: 'completed', counts: { researched: 2, failed: 0, creditsUsed: 2 } });
+    await expectWrittenOnce(portal(), result, ids, notesBefore);
+  }, 120_000);
+
   let scheduled: { accountId: number; productId: number };
 
   it('the Schedule follows the saved settings and its run completes', async () => {
@@ -212,9 +251,85 @@ describe.each(['pipedrive', 'salesforce'] as const)('%s end to end', (crm: Porta
   }, 60_000);
 });
 
+describe('Salesforce alone', () => {
+  const salesforce = () => portals.salesforce;
+  /** The product's fields on an object, as the org's metadata has them (granted or not). */
+  const ownFieldsOn = (object: 'Contact' | 'Lead', productId: number) => [...salesforce().sandbox.org().objects.get(object)!.fields.keys()].filter((name) => name.startsWith(`Pe_${productId}_`));
+
+  it('with Leads chosen, a run reads and writes Leads, and leaves Contacts alone', async () => {
+    const ids = await integration(salesforce(), { researchLimit: 2, crmObject: 'Lead' });
+    const notesBefore = salesforce().noteCounts();
+    const result = await run(ids.productId);
+    expect(result).toMatchObject({ status: 'completed', counts: { researched: 2, failed: 0 } });
+    const taken = await takenOf(result.runId);
+    expect(taken.map((row) => row.contact_id.slice(0, 3))).toEqual(['00Q', '00Q']);
+    await expectWrittenOnce(salesforce(), result, ids, notesBefore);
+    expect(ownFieldsOn('Lead', ids.productId)).toHaveLength(9);
+    expect(ownFieldsOn('Contact', ids.productId)).toEqual([]);
+    const [{ name: leadName }] = await em().execute('select name from crm_sync_contact where run_id = ? and contact_id = ?', [result.runId, taken[0]!.contact_id]);
+    expect(leadName).toBe(salesforce().sandbox.org().objects.get('Lead')!.records.get(taken[0]!.contact_id)!.Name);
+  }, 120_000);
+
+  it('a user who may not create fields gets the admin\u2019s steps from the CRM page, and a run ends failed with them, writing nothing', async () => {
+    // Through the API as the CRM page calls it: signed up, a product, Salesforce connected through its consent (PKCE).
+    const email = `sf-admin-steps-${Date.now()}@example.com`;
+    const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email);
+    const [{ id: accountId }] = await em().execute('select id from account where owner_email = ?', [email]);
+    await em().execute(`update account set plan = 'growth' where id = ?`, [accountId]);
+    const productId: number = (await client.post('/app/api/keys', { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['forecasting'], targetCustomers: ['sales leaders'], productUrl: null })).body.productId;
+    const { authorizeUrl } = (await client.post('/app/api/crm/connect', { productId, provider: 'salesforce' })).body as { authorizeUrl: string };
+    expect(new URL(authorizeUrl).searchParams.get('code_challenge_method')).toBe('S256');
+    const approved = await fetch(`${salesforce().url}/__admin/approve?authorize_url=${encodeURIComponent(authorizeUrl)}`, { redirect: 'manual' });
+    const callback = new URL(approved.headers.get('location')!);
+    const back = await client.get(callback.pathname + callback.search);
+    expect(back.headers.get('location')).toBe(`${stack.apiUrl}/app/crm/${productId}?connected=1`);
+
+    salesforce().sandbox.setFaults({ lacksFieldRights: true });
+    try {
+      const fields = await client.post(`/app/api/crm/products/${productId}/fields`);
+      expect(fields.status).toBe(200);
+      expect(fields.body.ready).toBe(false);
+      expect(fields.body.steps[0]).toMatch(/may not create fields/);
+      expect(fields.body.steps.join('\n')).toContain(`Pe_${productId}_Status__c`);
+      expect(ownFieldsOn('Contact', productId)).toEqual([]);
+
+      const saved = await client.put(`/app/api/crm/products/${productId}/settings`, { ...crmTestSettings({ scoreProperty: salesforce().scoreField, researchLimit: 2 }), crmObject: 'Contact' });
+      expect(saved.status).toBe(200);
+      schedules.push(productId);
+      const notesBefore = salesforce().noteCounts();
+      const handle = await start(productId);
+      const result = (await handle.result()) as CrmSyncResult;
+      expect(result.status).toBe('failed');
+      // The run's failure carries the steps the CRM page shows.
+      const history = await handle.fetchHistory();
+      const failures = (history.events ?? []).map((event) => event.activityTaskFailedEventAttributes?.failure?.message).filter(Boolean);
+      expect(failures).toEqual([expect.stringContaining(`Object Manager \u2192 Contact`)]);
+      // Nothing written, nobody researched or charged.
+      expect(await takenOf(result.runId)).toEqual([]);
+      expect((await em().execute('select count(*)::int as n from research_job where account_id = ?', [accountId]))[0].n).toBe(0);
+      expect((await creditsOf(stack, accountId)).used).toBe(0);
+      expect(ownFieldsOn('Contact', productId)).toEqual([]);
+      expect(salesforce().noteCounts()).toEqual(notesBefore);
+    } finally {
+      salesforce().sandbox.setFaults({ lacksFieldRights: false });
+    }
+    // Given the rights, the same button makes the fields.
+    const ready = await client.post(`/app/api/crm/products/${productId}/fields`);
+    expect(ready.body).toEqual({ ready: true });
+    expect(ownFieldsOn('Contact', productId)).toHaveLength(9);
+  }, 120_000);
+});
+
 /** The HTTP statuses the stand-in answered API calls with since `since`. */
 async function statusesSince(crm: PortalCrm, since: string): Promise<number[]> {
   if (crm === 'pipedrive') return portals.pipedrive.sandbox.calls().filter((call) => call.at >= since && call.kind !== 'oauth').map((call) => call.status);
   const { calls } = (await (await fetch(`${portals.salesforce.url}/__admin/calls?since=${encodeURIComponent(since)}`)).json()) as { calls: Array<{ kind: string; status: number }> };
   return calls.filter((call) => call.kind !== 'oauth').map((call) => call.status);
+}
+
+/** A protobuf Timestamp in ms since the epoch. */
+function timestampMs(at: { seconds?: { toNumber(): number } | number | null; nanos?: number | null } | null | undefined): number {
+  if (!at) return 0;
+  const seconds = typeof at.seconds === 'number' ? at.seconds : (at.seconds?.toNumber() ?? 0);
+  return seconds * 1000 + Math.floor((at.nanos ?? 0) / 1e6);
 }

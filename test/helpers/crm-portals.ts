@@ -14,8 +14,10 @@ import { ownFieldName as pipedriveFieldName } from '../../integrations/pipedrive
 import { ownFieldName as salesforceFieldName } from '../../integrations/salesforce/fields.ts';
 import { startChatSandbox, type ChatSandbox } from '../../sandbox/chat/server.ts';
 import { fieldByName } from '../../sandbox/pipedrive/company.ts';
+import { DOCUMENTED_LIMITS } from '../../sandbox/pipedrive/limits.ts';
 import { startPipedriveSandbox, SANDBOX_CLIENT_ID as PIPEDRIVE_CLIENT_ID, SANDBOX_CLIENT_SECRET as PIPEDRIVE_CLIENT_SECRET, type PipedriveSandbox } from '../../sandbox/pipedrive/server.ts';
 import type { World } from '../../sandbox/provider-world/world.ts';
+import { ZSalesforceFaults } from '../../sandbox/salesforce/faults.ts';
 import { startSalesforceSandbox, SANDBOX_CLIENT_ID as SALESFORCE_CLIENT_ID, SANDBOX_CLIENT_SECRET as SALESFORCE_CLIENT_SECRET, type SalesforceSandbox } from '../../sandbox/salesforce/server.ts';
 import { consumeOAuthState, createOAuthState, saveConnection, type CrmTokens } from '../../services/crm-connections.ts';
 import type { CrmSyncDeps } from '../../services/crm-sync.ts';
@@ -49,6 +51,13 @@ export interface TestPortal {
   rateLimitNext(count: number): Promise<void>;
   /** Every access token the stand-in issued stops working (its 401s). */
   expireAccessTokens(): Promise<void>;
+  /**
+   * The CRM's longer allowance used up to the reserve we keep (Pipedrive: the
+   * day's tokens; Salesforce: the 24 hours' API requests, spent), as its
+   * answers will say; `restoreAllowance` starts it over (the day turned).
+   */
+  spendAllowance(): Promise<void>;
+  restoreAllowance(): Promise<void>;
   /** The stand-in's grants and whether each is revoked. */
   grants(): Promise<Array<{ revoked: boolean }>>;
 }
@@ -137,6 +146,9 @@ export async function startCrmPortals(options: { world: World; em: () => EntityM
     tokenCalls: async (since) => pipedriveSandbox.calls().filter((call) => call.path === '/oauth/token' && call.at >= since).length,
     rateLimitNext: async (count) => pipedriveSandbox.setFaults({ on: 'all', rateLimitNext: count }),
     expireAccessTokens: async () => void (await adminJson(`${pipedriveSandbox.url}/__admin/expire-access-tokens`, { method: 'POST' })),
+    // What is left is the reserve itself: the next call's cost would eat into it.
+    spendAllowance: async () => pipedriveSandbox.setDailySpent(DOCUMENTED_LIMITS.dailyTokens - Math.ceil((DOCUMENTED_LIMITS.dailyTokens * config.pipedrive!.limits.dailyReservePercent) / 100)),
+    restoreAllowance: async () => pipedriveSandbox.setDailySpent(0),
     grants: async () => (await adminJson(`${pipedriveSandbox.url}/__admin/state`)).grants,
   };
 
@@ -162,6 +174,9 @@ export async function startCrmPortals(options: { world: World; em: () => EntityM
     },
     rateLimitNext: async (count) => salesforceSandbox.setFaults({ on: 'all', tooManyRequestsNext: count }),
     expireAccessTokens: async () => void (await adminJson(`${salesforceSandbox.url}/__admin/expire-access-tokens`, { method: 'POST' })),
+    // Every request of the 24 hours used: the next answers 403 REQUEST_LIMIT_EXCEEDED, its Limit Info past the reserve.
+    spendAllowance: async () => void (await adminJson(`${salesforceSandbox.url}/__admin/faults`, { method: 'POST', body: JSON.stringify({ apiUsed: ZSalesforceFaults.parse({}).apiLimit }) })),
+    restoreAllowance: async () => void (await adminJson(`${salesforceSandbox.url}/__admin/faults`, { method: 'POST', body: JSON.stringify({ apiUsed: 0 }) })),
     grants: async () => (await adminJson(`${salesforceSandbox.url}/__admin/state`)).tokens.refresh,
   };
 
