@@ -7,7 +7,7 @@
 // token mid-run are waited out with one refresh; the Schedule runs it;
 // disconnecting revokes the grant and pauses everything. Salesforce's Leads,
 // and a Salesforce user who may not create fields.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
 import type { CrmContact } from '../../integrations/crm/adapter.ts';
 import { CrmAuthRevoked } from '../../integrations/crm/errors.ts';
@@ -57,7 +57,7 @@ async function expectWrittenOnce(portal: TestPortal, result: CrmSyncResult, ids:
   expect(jobs.every((job) => job.source === 'crm' && job.status === 'completed')).toBe(true);
   for (const row of taken) {
     expect(row.research_id).toBe(jobs.find((job) => job.source_item === row.contact_id)!.id);
-    expect(portal.ownValueOf(ids.productId, row.contact_id, 'status'), `status of ${row.contact_id}`).toBe('completed');
+    expect(portal.statusOf(ids.productId, row.contact_id), `status of ${row.contact_id}`).toBe('completed');
     expect(portal.ownValueOf(ids.productId, row.contact_id, 'prospect_summary')).toBeTruthy();
     expect(portal.ownValueOf(ids.productId, row.contact_id, 'enriched_at')).toBeTruthy();
     expect(portal.notesOf(row.contact_id) - (notesBefore.get(row.contact_id) ?? 0), `notes of ${row.contact_id}`).toBe(1);
@@ -82,6 +82,7 @@ beforeAll(async () => {
   await em().execute(`select setval(pg_get_serial_sequence('product_context', 'id'), ?)`, [700_000 + Math.floor(Math.random() * 200_000)]);
   crmWorker = await startTestCrmWorker(stack, portals);
 }, 180_000);
+afterEach(() => stack?.providerWorld.setLatency(null));
 afterAll(async () => {
   for (const productId of schedules) await stack?.temporal.schedule.getHandle(crmScheduleId(productId)).delete().catch(() => {});
   await crmWorker?.stop();
@@ -153,8 +154,10 @@ describe.each(['pipedrive', 'salesforce'] as const)('%s end to end', (crm: Porta
 
   it('429s, the CRM\u2019s own limit and an expired access token mid-run are waited out: each contact written and noted once, one refresh', async () => {
     const ids = await integration(portal(), { researchLimit: 2 });
+    // Slower providers keep the research going while the faults are set: the writes are still to come.
+    stack.providerWorld.setLatency({ '*': { meanMs: 300 } });
     const handle = await start(ids.productId);
-    // Mid-run: the contacts are taken and being researched; the writes are still to come.
+    // Mid-run: the contacts are taken and being researched.
     await until(async () => (await takenOf(handle.workflowId)).length === 2);
     const notesBefore = portal().noteCounts();
     const since = new Date().toISOString();

@@ -91,7 +91,7 @@ describe.each(['pipedrive', 'salesforce'] as const)('%s', (crm: PortalCrm) => {
     for (const row of rows) {
       expect(row.outcome).toBe('researched');
       expect(row.research_id).toBe(jobs.find((job) => job.source_item === row.contact_id)!.id);
-      expect(portal.ownValueOf(productId, row.contact_id, 'status'), `status of ${row.contact_id}`).toBe('completed');
+      expect(portal.statusOf(productId, row.contact_id), `status of ${row.contact_id}`).toBe('completed');
       expect(portal.ownValueOf(productId, row.contact_id, 'prospect_summary')).toBeTruthy();
       expect(portal.notesOf(row.contact_id) - (notesBefore.get(row.contact_id) ?? 0), `notes of ${row.contact_id}`).toBe(1);
     }

@@ -41,6 +41,8 @@ export interface TestPortal {
   connect(em: EntityManager, accountId: number): Promise<string>;
   /** Our field of the product on the record as the stand-in holds it, in our terms (status `completed`, texts as written); null: empty. */
   ownValueOf(productId: number, recordId: string, field: CrmField): string | null;
+  /** Our status field of the product on the record: `in_progress`, `completed`, `failed`, or null. */
+  statusOf(productId: number, recordId: string): string | null;
   /** Notes on the record (Pipedrive: the person's notes; Salesforce: ContentNotes linked to it). */
   notesOf(recordId: string): number;
   /** Notes per record now, for every record that has one (a test's baseline: the stand-in's records are shared by its products). */
@@ -141,6 +143,7 @@ export async function startCrmPortals(options: { world: World; em: () => EntityM
       const option = definition!.options?.find((each) => each.id === value);
       return option ? option.label.toLowerCase().replace(/ /g, '_') : String(value);
     },
+    statusOf: (productId, recordId) => pipedrive.ownValueOf(productId, recordId, 'status'),
     notesOf: (recordId) => [...company().notes.values()].filter((note) => note.person_id === Number(recordId)).length,
     noteCounts: () => countBy([...company().notes.values()].map((note) => String(note.person_id))),
     tokenCalls: async (since) => pipedriveSandbox.calls().filter((call) => call.path === '/oauth/token' && call.at >= since).length,
@@ -166,6 +169,7 @@ export async function startCrmPortals(options: { world: World; em: () => EntityM
       const value = recordOf(recordId)?.[salesforceFieldName(productId, field)];
       return value === undefined || value === null || value === '' ? null : String(value);
     },
+    statusOf: (productId, recordId) => salesforce.ownValueOf(productId, recordId, 'status'),
     notesOf: (recordId) => [...org().objects.get('ContentDocumentLink')!.records.values()].filter((link) => link.LinkedEntityId === recordId).length,
     noteCounts: () => countBy([...org().objects.get('ContentDocumentLink')!.records.values()].map((link) => String(link.LinkedEntityId))),
     async tokenCalls(since) {
