@@ -305,8 +305,9 @@ describe('Salesforce alone', () => {
       expect(result.status).toBe('failed');
       // The run's failure carries the steps the CRM page shows.
       const history = await handle.fetchHistory();
-      const failures = (history.events ?? []).map((event) => event.activityTaskFailedEventAttributes?.failure?.message).filter(Boolean);
-      expect(failures).toEqual([expect.stringContaining(`Object Manager \u2192 Contact`)]);
+      const failures = (history.events ?? []).map((event) => event.activityTaskFailedEventAttributes?.failure).filter((failure) => failure);
+      expect(failures.map((failure) => [failure!.applicationFailureInfo?.type, failure!.applicationFailureInfo?.nonRetryable])).toEqual([['crm_rejected', true]]);
+      expect(failures[0]!.message).toContain('Object Manager \u2192 Contact');
       // Nothing written, nobody researched or charged.
       expect(await takenOf(result.runId)).toEqual([]);
       expect((await em().execute('select count(*)::int as n from research_job where account_id = ?', [accountId]))[0].n).toBe(0);
