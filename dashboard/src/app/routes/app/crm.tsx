@@ -14,12 +14,20 @@ import { CrmNameContext, useCrmName } from '../../../features/crm/crm-name.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import { planLabel } from '../../../../../domain/plans.ts';
 
-const pauseReasons = (crm: string): Record<string, string> => ({
-  disconnected: `${crm} was disconnected`,
-  token_revoked: `${crm} stopped accepting the connection`,
+// Once connected again, perhaps to another CRM, a pause for a lost connection was an earlier connection's: the connected CRM is not named.
+const pauseReasons = (crm: string, isConnected: boolean): Record<string, string> => ({
+  disconnected: isConnected ? 'an earlier CRM connection was disconnected' : `${crm} was disconnected`,
+  token_revoked: isConnected ? 'an earlier CRM connection stopped being accepted' : `${crm} stopped accepting the connection`,
   plan: 'the plan no longer includes the CRM integration',
   account_deleted: 'the account is being deleted',
 });
+
+/**
+ * The CRM whose consent page the owner was just sent to (this tab only): a
+ * return without a connection names it and keeps it chosen, where the page
+ * alone would only know "your CRM" among several.
+ */
+const TRIED_CRM_KEY = 'crm-connect-tried';
 
 const returnNotices = (crm: string): Record<string, string> => ({
   state: `That connection attempt expired or was already used. Start again with Connect ${crm}.`,
@@ -85,15 +93,17 @@ function CrmOverviewSections({ overview, productId }: { overview: CrmOverview; p
     );
   }
   const error = params.get('error');
+  const tried = error && !overview.connection ? overview.providers.find((each) => each.provider === sessionStorage.getItem(TRIED_CRM_KEY)) : undefined;
+  const returnedFrom = tried?.label ?? crm;
   return (
     <Stack>
       {params.get('connected') && overview.connection && <FormNotice>{crm} {portalNoun(overview.connection.provider)} {overview.connection.portalId} is connected.</FormNotice>}
-      {error && returnNotices(crm)[error] && (
-        <Alert color="red" role="alert" title={`${crm} is not connected`}>
-          {returnNotices(crm)[error]}
+      {error && returnNotices(returnedFrom)[error] && (
+        <Alert color="red" role="alert" title={`${returnedFrom} is not connected`}>
+          {returnNotices(returnedFrom)[error]}
         </Alert>
       )}
-      <ConnectionCard overview={overview} productId={productId} />
+      <ConnectionCard overview={overview} productId={productId} tried={tried?.provider ?? null} />
       {overview.products.length > 1 && (
         <Select
           label="Product"
@@ -111,20 +121,23 @@ function CrmOverviewSections({ overview, productId }: { overview: CrmOverview; p
 /** What each CRM calls the thing an account connects. */
 const portalNoun = (provider: CrmOverview['providers'][number]['provider']) => ({ hubspot: 'portal', pipedrive: 'company', salesforce: 'org' })[provider];
 
-function ConnectionCard({ overview, productId }: { overview: CrmOverview; productId: number }) {
+function ConnectionCard({ overview, productId, tried }: { overview: CrmOverview; productId: number; tried: CrmOverview['providers'][number]['provider'] | null }) {
   const [connectError, setConnectError] = useState<Error | null>(null);
   const [isConnecting, setConnecting] = useState(false);
   const [isConfirming, setConfirming] = useState(false);
   const disconnect = useDisconnect();
   const { connection, lostConnection, providers } = overview;
-  // A lost connection's CRM is offered first: connecting it again is the likely next step.
-  const [chosen, setChosen] = useState(lostConnection?.provider ?? providers[0]!.provider);
+  // A lost connection's CRM is offered first, else the one just tried: connecting it (again) is the likely next step.
+  const [chosen, setChosen] = useState(lostConnection?.provider ?? tried ?? providers[0]!.provider);
   const chosenLabel = providers.find((each) => each.provider === chosen)?.label ?? chosen;
   const crm = crmNameOf(overview);
   const connect = () => {
     setConnecting(true);
     startConnect(productId, chosen).then(
-      ({ authorizeUrl }) => window.location.assign(authorizeUrl),
+      ({ authorizeUrl }) => {
+        sessionStorage.setItem(TRIED_CRM_KEY, chosen);
+        window.location.assign(authorizeUrl);
+      },
       (error: Error) => {
         setConnecting(false);
         setConnectError(error);
@@ -218,7 +231,7 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
             </Title>
             {data.settings.pausedReason && (
               <Text role="status" mt="xs">
-                Paused because {pauseReasons(crm)[data.settings.pausedReason] ?? data.settings.pausedReason}.
+                Paused because {pauseReasons(crm, isConnected)[data.settings.pausedReason] ?? data.settings.pausedReason}.
               </Text>
             )}
             {data.chatWebhookDisabled && (
