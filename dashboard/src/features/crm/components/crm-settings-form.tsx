@@ -142,7 +142,8 @@ export function CrmSettingsForm(props: {
                 data={properties.map((property) => ({ value: property.name, label: `${property.label} (${property.name})` }))}
                 searchable
                 allowDeselect={false}
-                value={field.value}
+                // One not offered (another CRM's field, kept from before a switch of CRM) is shown as none chosen; saving it names it in the field's error.
+                value={properties.some((property) => property.name === field.value) ? field.value : null}
                 onChange={(value) => field.onChange(value ?? '')}
                 error={errors.scoreProperty?.message}
               />
