@@ -1,13 +1,15 @@
 // The CRM page in Chromium, by role and label, with an axe scan of each
 // state: connect through the HubSpot stand-in's consent page, settings with
 // a field error then saved, the lead score fields and their reload, write
-// rules and re-enrichment with their field errors, the next run, the preview
-// (what each contact gets written and what it costs), Run now and its
-// results, and the preview read again when the run ends.
+// rules and re-enrichment with their field errors, our fields set up before
+// the first run, the next run, the preview (what each contact gets written
+// and what it costs), Run now and its results, and the preview read again
+// when the run ends.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
+import { crmPropertyName } from '../../domain/crm.ts';
 import { crmScheduleId } from '../../services/crm-schedules.ts';
 import { accessibleDescription, ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
@@ -76,6 +78,9 @@ describe('the CRM page in Chromium', () => {
 
     await em().execute(`update account set plan = 'growth' where id = ?`, [accountId]);
     await page.reload();
+    // The one CRM configured here: no choice to make.
+    await page.getByRole('button', { name: 'Connect HubSpot' }).waitFor();
+    expect(await page.getByRole('radiogroup', { name: 'Your CRM' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Connect HubSpot' }).click();
     // HubSpot's consent page (the stand-in), then back.
     await page.getByRole('button', { name: 'Connect app' }).click();
@@ -166,6 +171,15 @@ describe('the CRM page in Chromium', () => {
       re_enrich_after_days: 30,
     });
     await page.getByRole('status').filter({ hasText: 'Settings saved' }).waitFor();
+    await expectAccessible(page);
+
+    // Our properties made before the first run, on request: HubSpot's API makes them for any connected user.
+    const ownStatus = crmPropertyName(productId, 'status');
+    expect(crm.hubspot.portal().properties.has(ownStatus)).toBe(false);
+    await page.getByRole('heading', { name: 'Our fields in HubSpot' }).waitFor();
+    await page.getByRole('button', { name: 'Set up the fields now' }).click();
+    await page.getByRole('status').filter({ hasText: 'The fields are ready in HubSpot.' }).waitFor();
+    expect(crm.hubspot.portal().properties.has(ownStatus)).toBe(true);
     await expectAccessible(page);
 
     // A contact whose name is as long as HubSpot allows (65,536 characters) is shown cut to a readable length (issue 25).
