@@ -11,7 +11,8 @@
 // (HubSpot: 10 s and a search second; Pipedrive: 2-second bursts;
 // Salesforce: a pace below its 24-hour allowance).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BudgetWindow, CrmCallBudget, CrmProvider } from '../integrations/crm/adapter.ts';
+import { CRM_PROVIDER_LABELS, type BudgetWindow, type CrmCallBudget, type CrmProvider } from '../integrations/crm/adapter.ts';
+import { CrmUnavailable } from '../integrations/crm/errors.ts';
 
 /**
  * A call is counted when it is taken; the CRM counts it when it arrives, a
@@ -71,13 +72,25 @@ export interface PortalBudgets {
   forPortal(portal: PortalKey, windows: Readonly<Record<string, BudgetWindow>>): CrmCallBudget;
 }
 
-export function createPortalBudgets(deps: { em: () => EntityManager }): PortalBudgets {
+/**
+ * Longer waits than this are not waited here: the call fails as unavailable
+ * with the wait, and Temporal tries the step again then (a CRM's allowance
+ * spent holds a portal off for an hour, or until its day ends), instead of an
+ * activity sleeping through it.
+ */
+export const MAX_BUDGET_WAIT_MS = 15_000;
+
+export function createPortalBudgets(deps: { em: () => EntityManager; maxWaitMs?: number }): PortalBudgets {
   const queues = new Map<string, Promise<void>>();
+  const maxWaitMs = deps.maxWaitMs ?? MAX_BUDGET_WAIT_MS;
 
   async function takeWhenFree(portal: PortalKey, kind: string, window: BudgetWindow): Promise<void> {
     for (;;) {
       const { taken, waitMs } = await takePortalCall(deps.em(), portal, kind, window);
       if (taken) return;
+      if (waitMs > maxWaitMs) {
+        throw new CrmUnavailable(`${CRM_PROVIDER_LABELS[portal.provider]} ${portal.portalId} is held off for ${Math.ceil(waitMs / 1000)} s (a limit or its allowance)`, null, waitMs);
+      }
       await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
     }
   }

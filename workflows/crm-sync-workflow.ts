@@ -152,9 +152,9 @@ function failureReason(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof ApplicationFailure) {
     if (cause.type === CRM_FAILURE_TYPES.authRevoked) return 'token_revoked';
-    if (cause.type === CRM_FAILURE_TYPES.configRejected) return 'hubspot_app_refused';
-    if (cause.type === CRM_FAILURE_TYPES.rejected) return 'hubspot_refused';
-    if (cause.type === CRM_FAILURE_TYPES.unavailable) return 'hubspot_unavailable';
+    if (cause.type === CRM_FAILURE_TYPES.configRejected) return 'crm_app_refused';
+    if (cause.type === CRM_FAILURE_TYPES.rejected) return 'crm_refused';
+    if (cause.type === CRM_FAILURE_TYPES.unavailable) return 'crm_unavailable';
   }
   return 'internal_error';
 }

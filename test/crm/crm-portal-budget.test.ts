@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrm, type Orm } from '../../db/orm.ts';
 import type { BudgetWindow } from '../../integrations/crm/adapter.ts';
+import { CrmUnavailable } from '../../integrations/crm/errors.ts';
 import { hubspotBudgetWindows } from '../../integrations/hubspot/budget.ts';
 import { loadHubSpotConfig } from '../../integrations/hubspot/config.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
@@ -212,5 +213,24 @@ describe('a budget per CRM', () => {
     const roomy: BudgetWindow = { windowMs: 3_000, max: 100 };
     expect((await takePortalCall(processes[1]!.em.fork(), { provider: 'pipedrive', portalId: '9100012' }, 'general', roomy)).waitMs).toBeGreaterThan(55_000);
     expect((await takePortalCall(processes[1]!.em.fork(), { provider: 'hubspot', portalId: '9100012' }, 'general', roomy)).taken).toBe(true);
+  }, 15_000);
+
+  it('a hold-off longer than a call may wait (an allowance spent) fails the call at once as unavailable, with the wait, from every process', async () => {
+    const portal = { provider: 'salesforce' as const, portalId: '00D000000000HOLD' };
+    const windows = { api: { windowMs: 1_000, max: 10 } };
+    await createPortalBudgets({ em: () => processes[0]!.em.fork() }).forPortal(portal, windows).holdOff(3_600_000);
+    const started = Date.now();
+    const refused = await createPortalBudgets({ em: () => processes[1]!.em.fork() }).forPortal(portal, windows).acquire('api').catch((error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(refused).toBeInstanceOf(CrmUnavailable);
+    expect((refused as CrmUnavailable).retryAfterMs).toBeGreaterThan(3_590_000);
+    expect((refused as CrmUnavailable).message).toMatch(/Salesforce 00D000000000HOLD is held off for 36\d\d s/);
+    // A wait within the limit is waited, as before.
+    const short = { provider: 'salesforce' as const, portalId: '00D000000000SHRT' };
+    const budget = createPortalBudgets({ em: () => processes[2]!.em.fork() }).forPortal(short, windows);
+    await budget.holdOff(1_000);
+    const waited = Date.now();
+    await budget.acquire('api');
+    expect(Date.now() - waited).toBeGreaterThan(800);
   }, 15_000);
 });

@@ -102,6 +102,17 @@ export function CrmPreviewTable({ preview }: { preview: CrmPreview }) {
 }
 
 /** The last runs with their counts, and per contact its research job and its record in the CRM. */
+/** Why a run ended as it did, in the CRM's name (runs recorded before there was more than one CRM said `hubspot_…`). */
+function runReasonText(reason: string, crm: string): string {
+  const texts: Record<string, string> = {
+    crm_refused: `${crm} refused a request`, hubspot_refused: 'HubSpot refused a request',
+    crm_unavailable: `${crm} could not be reached`, hubspot_unavailable: 'HubSpot could not be reached',
+    crm_app_refused: `${crm} refused our app`, hubspot_app_refused: 'HubSpot refused our app',
+    token_revoked: `${crm} stopped accepting the connection`,
+  };
+  return texts[reason] ?? reason.replaceAll('_', ' ');
+}
+
 export function CrmRuns({ runs }: { runs: CrmRun[] }) {
   const crm = useCrmName();
   if (runs.length === 0) return <Text c="dimmed">No runs yet.</Text>;
@@ -130,7 +141,7 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                   <Badge color={run.status === 'completed' ? 'teal' : run.status === 'running' ? 'blue' : 'gray'} variant="light">
                     {RUN_STATUS[run.status]}
                   </Badge>
-                  {run.reason && run.status !== 'completed' ? <Text size="xs">{run.reason.replaceAll('_', ' ')}</Text> : null}
+                  {run.reason && run.status !== 'completed' ? <Text size="xs">{runReasonText(run.reason, crm)}</Text> : null}
                 </Table.Td>
                 <Table.Td>{run.counts.found}</Table.Td>
                 <Table.Td>{skippedText(run.counts.skipped)}</Table.Td>
