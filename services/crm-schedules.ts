@@ -103,8 +103,12 @@ export async function reconcileAllCrmSchedules(temporal: Client, em: EntityManag
   const rows: Array<{ product_id: number }> = await em.execute('select product_id from crm_integration order by product_id');
   const wanted = new Set(rows.map((row) => crmScheduleId(row.product_id)));
   for (const row of rows) await reconcileCrmSchedule(temporal, em, row.product_id, researchTaskQueue);
+  // Only our own orphans: another deployment (or test stack) sharing the namespace starts its runs on its own queue.
   for await (const schedule of temporal.schedule.list({ query: `CrmProductId IS NOT NULL` })) {
-    if (schedule.scheduleId.startsWith('crm-sync-') && !wanted.has(schedule.scheduleId)) await temporal.schedule.getHandle(schedule.scheduleId).delete().catch(() => {});
+    if (!schedule.scheduleId.startsWith('crm-sync-') || wanted.has(schedule.scheduleId)) continue;
+    const handle = temporal.schedule.getHandle(schedule.scheduleId);
+    const action = await handle.describe().then((described) => described.action, () => null);
+    if (action?.type === 'startWorkflow' && action.taskQueue === crmTaskQueue(researchTaskQueue)) await handle.delete().catch(() => {});
   }
   return rows.length;
 }

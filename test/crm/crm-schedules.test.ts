@@ -2,7 +2,7 @@
 // product integration following its settings, plan and connection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CADENCE_DAYS, CADENCES, CRM_SCHEDULE_JITTER_MS, nextRunAt } from '../../domain/crm.ts';
-import { crmScheduleId, crmScheduleNextRuns, reconcileAllCrmSchedules, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
+import { CRM_ACCOUNT_ATTRIBUTE, CRM_PRODUCT_ATTRIBUTE, crmScheduleId, crmScheduleNextRuns, reconcileAllCrmSchedules, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -128,5 +128,28 @@ describe('CRM Schedules on Temporal', () => {
     await em().execute('delete from crm_integration where product_id = ?', [productId]);
     await reconcileAllCrmSchedules(stack.temporal, em(), stack.config.temporal.taskQueue);
     await expect(describeSchedule()).rejects.toThrow();
+  });
+
+  it('leaves alone the Schedules of another deployment sharing the namespace (their runs start on another queue)', async () => {
+    const foreignId = crmScheduleId(987_654_321);
+    const foreign = await stack.temporal.schedule.create({
+      scheduleId: foreignId,
+      spec: { calendars: [{ hour: 8 }] },
+      action: { type: 'startWorkflow', workflowType: 'crmSyncWorkflow', taskQueue: 'another-deployment-crm', args: [{ productId: 987_654_321, trigger: 'schedule' }] },
+      state: { paused: true },
+      typedSearchAttributes: [{ key: CRM_ACCOUNT_ATTRIBUTE, value: '1' }, { key: CRM_PRODUCT_ATTRIBUTE, value: '987654321' }],
+    });
+    try {
+      let listed = false;
+      for (let attempt = 0; attempt < 50 && !listed; attempt++) {
+        for await (const schedule of stack.temporal.schedule.list({ query: 'CrmProductId = "987654321"' })) listed ||= schedule.scheduleId === foreignId;
+        if (!listed) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(listed).toBe(true);
+      await reconcileAllCrmSchedules(stack.temporal, em(), stack.config.temporal.taskQueue);
+      expect((await foreign.describe()).action).toMatchObject({ taskQueue: 'another-deployment-crm' });
+    } finally {
+      await foreign.delete();
+    }
   });
 });
