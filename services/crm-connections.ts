@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CRM_PROVIDER_LABELS, type CrmConnectionRef, type CrmGrant, type CrmProvider } from '../integrations/crm/adapter.ts';
 import { CrmAuthRevoked } from '../integrations/crm/errors.ts';
 import type { CrmProviderKits } from '../integrations/crm/providers.ts';
-import { decryptToken, encryptToken } from '../integrations/hubspot/token-cipher.ts';
+import { decryptToken, encryptToken } from '../lib/token-cipher.ts';
 import { crmConnectionLostEmail } from '../integrations/mail/templates/crm.ts';
 import { enqueueMail } from './mail-outbox.ts';
 

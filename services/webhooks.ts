@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from 'standardwebhooks';
-import { decryptToken, encryptToken } from '../integrations/hubspot/token-cipher.ts';
+import { decryptToken, encryptToken } from '../lib/token-cipher.ts';
 import {
   TEST_EVENT,
   type DeliveryPage,

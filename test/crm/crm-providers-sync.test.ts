@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
 import type { CrmContact } from '../../integrations/crm/adapter.ts';
 import { CrmAuthRevoked } from '../../integrations/crm/errors.ts';
-import { decryptToken } from '../../integrations/hubspot/token-cipher.ts';
+import { decryptToken } from '../../lib/token-cipher.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { connectionRef } from '../../services/crm-connections.ts';

@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm.ts';
 import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
-import { decryptToken } from '../../integrations/hubspot/token-cipher.ts';
+import { decryptToken } from '../../lib/token-cipher.ts';
 import { freePort } from '../../lib/free-port.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';

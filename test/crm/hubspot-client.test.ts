@@ -9,7 +9,7 @@ import type { HubSpotConfig } from '../../integrations/hubspot/config.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
 import { HubSpotAuthRevoked, HubSpotRejected, HubSpotUnavailable } from '../../integrations/hubspot/errors.ts';
 import { createHubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
-import { decryptToken, encryptToken } from '../../integrations/hubspot/token-cipher.ts';
+import { decryptToken, encryptToken } from '../../lib/token-cipher.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 

@@ -9,7 +9,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm.ts';
 import { loggedError } from '../../domain/logged-error.ts';
-import { decryptToken, encryptToken } from '../../integrations/hubspot/token-cipher.ts';
+import { decryptToken, encryptToken } from '../../lib/token-cipher.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { installTemporalLogging } from '../../worker/telemetry.ts';
 
