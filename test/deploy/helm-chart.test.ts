@@ -144,8 +144,13 @@ describe('the workers', () => {
     }
   });
 
-  it('the crm role needs a HubSpot app, or the chart refuses it (the process would stop at start)', async () => {
-    expect(await renderError(tools, ['--set', 'workers.crm.enabled=true'])).toContain('workers.crm needs a HubSpot app');
+  it('the crm role needs a CRM app (HubSpot, Pipedrive or Salesforce), or the chart refuses it (the process would stop at start)', async () => {
+    expect(await renderError(tools, ['--set', 'workers.crm.enabled=true'])).toContain('workers.crm needs a CRM app');
+    // An id without its secret is no app either.
+    expect(await renderError(tools, ['--set', 'workers.crm.enabled=true', '--set', 'config.SALESFORCE_CLIENT_ID=x'])).toContain('workers.crm needs a CRM app');
+    // Pipedrive alone is one.
+    const rendered = await renderChart(tools, ['--set', 'workers.crm.enabled=true', '--set', 'config.PIPEDRIVE_CLIENT_ID=x', '--set', 'secrets.env.PIPEDRIVE_CLIENT_SECRET=pipedrive-client-secret']);
+    expect(workerDeployments(rendered).some((deployment) => deployment.metadata.name.startsWith(`${FULLNAME}-crm-`))).toBe(true);
   });
 });
 
