@@ -79,7 +79,7 @@ for (const role of [...roles]) {
     continue;
   }
   // Only the crm role has nothing to run, where no CRM app is configured.
-  if (!isEveryRole) exitOnConfigError('worker', new ConfigError(['WORKER_ROLES: the crm role needs a CRM app (HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET)']));
+  if (!isEveryRole) exitOnConfigError('worker', new ConfigError(['WORKER_ROLES: the crm role needs a CRM app (HUBSPOT_, PIPEDRIVE_ or SALESFORCE_CLIENT_ID with its _CLIENT_SECRET)']));
   roles = roles.filter((each) => each !== role);
   logger.info({ role }, 'no CRM app is configured: this process runs no crm role');
 }

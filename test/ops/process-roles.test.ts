@@ -75,7 +75,7 @@ describe('worker roles', () => {
   it('stops at start with one line for an unknown role, and for the crm role with no CRM app', async () => {
     for (const [args, expected] of [
       [['reserach'], /^worker: configuration: WORKER_ROLES: unknown role "reserach" \(one or more of research, crm, webhooks, housekeeping, or all\)\n$/],
-      [['crm'], /^worker: configuration: WORKER_ROLES: the crm role needs a CRM app \(HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET\)\n$/],
+      [['crm'], /^worker: configuration: WORKER_ROLES: the crm role needs a CRM app \(HUBSPOT_, PIPEDRIVE_ or SALESFORCE_CLIENT_ID with its _CLIENT_SECRET\)\n$/],
     ] as const) {
       const started = await start('worker/main.ts', [...args], { LOG_LEVEL: 'silent' });
       const [code] = await once(started.child, 'exit');
