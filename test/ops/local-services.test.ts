@@ -80,6 +80,8 @@ describe('a service already on a port', () => {
         AI_SANDBOX_URL: 'http://x.invalid/v1',
         SMTP_HOST: 'x.invalid',
         HUBSPOT_API_BASE: 'http://x.invalid',
+        PIPEDRIVE_OAUTH_BASE: 'http://x.invalid',
+        SALESFORCE_LOGIN_BASE: 'http://x.invalid',
         CRM_CHAT_SANDBOX_URL: 'http://x.invalid',
         NODE_ENV: 'production',
       },
