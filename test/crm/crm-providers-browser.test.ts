@@ -15,7 +15,7 @@ import { SANDBOX_CLIENT_ID as PIPEDRIVE_CLIENT_ID, SANDBOX_CLIENT_SECRET as PIPE
 import { SANDBOX_CLIENT_ID as SALESFORCE_CLIENT_ID, SANDBOX_CLIENT_SECRET as SALESFORCE_CLIENT_SECRET, startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/server.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { crmScheduleId } from '../../services/crm-schedules.ts';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
@@ -96,6 +96,7 @@ describe('the CRM page in Chromium with HubSpot, Pipedrive and Salesforce config
     await page.getByRole('button', { name: 'Connect HubSpot' }).waitFor();
     await expectAccessible();
     await yourCrm().getByRole('radio', { name: 'Pipedrive' }).check();
+    await screenshotForReadme(page, 'crm-choice');
     await page.getByRole('button', { name: 'Connect Pipedrive' }).click();
 
     // Pipedrive's consent page (the stand-in's HTML): Cancel brings the owner back with nothing connected.

@@ -307,7 +307,7 @@ function FieldsSetupCard({ productId }: { productId: number }) {
         </Button>
       </Group>
       <Text size="sm" mt="xs">
-        The first run creates the fields it writes. Set them up now to see them in {crm} first, or to get the steps when your {crm} needs an admin to create them.
+        The first run creates the fields it writes. Set them up now to see them in {crm} first, or to get the steps when {crm} needs an admin to create them.
       </Text>
       {setUp.data?.ready && <FormNotice>The fields are ready in {crm}.</FormNotice>}
       {setUp.data && !setUp.data.ready && (

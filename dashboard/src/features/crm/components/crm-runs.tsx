@@ -68,14 +68,25 @@ export function CrmPreviewTable({ preview }: { preview: CrmPreview }) {
         {preview.reEnriched > 0 ? `, ${preview.reEnriched} of them again: enriched more than ${preview.reEnrichAfterDays} days ago` : ''}.
       </Text>
       <Table.ScrollContainer minWidth={800}>
-        <Table aria-label="Contacts of the next run" striped>
+        {/* Fixed widths: the write rules' sentences wrap inside their column instead of stretching the table past the card. */}
+        <Table aria-label="Contacts of the next run" striped layout="fixed" styles={{ td: { overflowWrap: 'anywhere' }, th: { overflowWrap: 'anywhere' } }}>
           <Table.Thead>
             <Table.Tr>
-              <Table.Th scope="col">Contact</Table.Th>
-              <Table.Th scope="col">E-mail</Table.Th>
-              <Table.Th scope="col">Score</Table.Th>
-              <Table.Th scope="col">Written to {crm}</Table.Th>
-              <Table.Th scope="col">Next run</Table.Th>
+              <Table.Th scope="col" w="20%">
+                Contact
+              </Table.Th>
+              <Table.Th scope="col" w="22%">
+                E-mail
+              </Table.Th>
+              <Table.Th scope="col" w="8%">
+                Score
+              </Table.Th>
+              <Table.Th scope="col" w="32%">
+                Written to {crm}
+              </Table.Th>
+              <Table.Th scope="col" w="18%">
+                Next run
+              </Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>

@@ -136,7 +136,7 @@ export function CrmSettingsForm(props: {
                 description={
                   hasNoDefaultScore
                     ? `${crm} has no lead score of its own: choose the number field your team scores with.`
-                    : `A number field of your ${crm} ${isSalesforce ? 'records' : 'contacts'}.`
+                    : `A number field of the ${isSalesforce ? 'records' : 'contacts'} in ${crm}.`
                 }
                 placeholder="Choose a number field"
                 data={properties.map((property) => ({ value: property.name, label: `${property.label} (${property.name})` }))}

@@ -45,7 +45,7 @@ export function CrmWriteRulesFields<T extends WriteRulesValues>(props: {
       <Fieldset legend={`Write to your own ${crm} fields`}>
         <Stack gap="xs">
           <Text size="sm">
-            The product&apos;s own properties are always written. A mapping also writes a research output to one of your {crm} fields, by its rule: only fill when
+            The product&apos;s own properties are always written. A mapping also writes a research output to one of the fields in {crm}, by its rule: only fill when
             empty, overwrite, or never.
           </Text>
           {fields.length === 0 && <Text size="sm" c="dimmed">No mappings: only the product&apos;s own properties are written.</Text>}
