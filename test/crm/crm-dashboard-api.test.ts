@@ -68,6 +68,8 @@ describe('the CRM page API', () => {
     expect(page.body).toMatchObject({ plan: 'free', planHasCrm: false, configured: true, providers: [{ provider: 'hubspot', label: 'HubSpot' }], connection: null });
     const connect = await alice.post('/app/api/crm/connect', { productId });
     expect([connect.status, connect.body.error]).toEqual([403, 'crm_plan_required']);
+    // HubSpot is the only CRM offered: its score is where the form starts, before any connection.
+    expect((await alice.get(`/app/api/crm/products/${productId}`)).body.settings.scoreProperty).toBe('hubspotscore');
   });
 
   it('connects through HubSpot consent; the state is single-use and only for the session that asked', async () => {

@@ -62,6 +62,8 @@ describe('the CRM page API with three CRMs', () => {
     expect(page.body.providers).toEqual([
       { provider: 'hubspot', label: 'HubSpot' }, { provider: 'pipedrive', label: 'Pipedrive' }, { provider: 'salesforce', label: 'Salesforce' },
     ]);
+    // No CRM chosen yet and three offered: no lead score to start from.
+    expect((await alice.get(`/app/api/crm/products/${productId}`)).body.settings.scoreProperty).toBe('');
     const unknown = await alice.post('/app/api/crm/connect', { productId, provider: 'zoho' });
     expect([unknown.status, unknown.body.error, unknown.body.fields]).toEqual([400, 'invalid_request', { provider: 'Choose HubSpot, Pipedrive or Salesforce.' }]);
 

@@ -156,7 +156,10 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const stored = await getCrmSettings(em, product.id);
     const portal = await connectedPortal(em, account.id);
     const portalId = portal?.portalId ?? null;
-    const settings = stored ?? defaultCrmSettings(account.id, product.id, portal ? (deps.crm?.kits[portal.provider]?.defaultScoreField ?? null) : undefined);
+    // The connected CRM's default lead score; before one is connected, that of the only CRM offered (none when several are).
+    const offered = deps.crm ? configuredProviders(deps.crm.config) : [];
+    const scoreOf = (provider: CrmProvider | undefined) => (provider ? (deps.crm?.kits[provider]?.defaultScoreField ?? null) : null);
+    const settings = stored ?? defaultCrmSettings(account.id, product.id, scoreOf(portal?.provider ?? (offered.length === 1 ? offered[0] : undefined)));
     // Read every 2 s while a run is open: our own records only, never the CRM (the score properties have their own route).
     const scheduled = stored ? await crmScheduleNextRuns(deps.temporal, product.id).catch(() => []) : [];
     const isRunning = stored && stored.active && portalId !== null && PLANS[account.plan].hasCrmIntegration;
