@@ -32,7 +32,7 @@ export default function AppLayout() {
   }, [title]);
 
   if (me.error instanceof ApiError && me.error.status === 401) return <Navigate to="/sign-in" replace />;
-  if (me.isPending) return <Loader aria-label="Loading your account" m="xl" />;
+  if (me.isPending) return <Loader role="status" aria-label="Loading your account" m="xl" />;
 
   const signOut = async () => {
     await auth.signOut().catch(() => undefined);
