@@ -186,7 +186,7 @@ describe('the CRM page in Chromium with HubSpot, Pipedrive and Salesforce config
     await expectAccessible();
   }, 150_000);
 
-  it('Pipedrive disconnected through its dialog; Salesforce chosen, consent with PKCE, Contacts or Leads, our fields by an admin\'s steps, then ready', async () => {
+  it('Pipedrive disconnected through its dialog; Salesforce chosen, its consent denied then allowed with PKCE, Contacts or Leads, our fields by an admin\'s steps, then ready', async () => {
     // One CRM per account: while Pipedrive is connected, another is refused (the page offers none).
     const second = await page.request.post('/app/api/crm/connect', { data: { productId, provider: 'salesforce' }, headers: { origin: stack.apiUrl } });
     expect(second.status()).toBe(409);
@@ -205,6 +205,18 @@ describe('the CRM page in Chromium with HubSpot, Pipedrive and Salesforce config
     await expectAccessible();
 
     await yourCrm().getByRole('radio', { name: 'Salesforce' }).check();
+    // Salesforce's consent page denied first: back with nothing connected, Salesforce still the one chosen.
+    await page.getByRole('button', { name: 'Connect Salesforce' }).click();
+    await page.getByRole('heading', { name: 'Allow Access?' }).waitFor();
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL(new RegExp(`/app/crm/${productId}\\?error=denied`));
+    const denied = page.getByRole('alert').filter({ hasText: 'The connection was cancelled in Salesforce. Nothing changed.' });
+    await denied.waitFor();
+    expect(await denied.innerText()).toContain('Salesforce is not connected');
+    expect(await yourCrm().getByRole('radio', { name: 'Salesforce' }).isChecked()).toBe(true);
+    expect((await em().execute(`select count(*)::int as n from crm_connection where status = 'connected'`))[0].n).toBe(0);
+    await expectAccessible();
+
     await page.getByRole('button', { name: 'Connect Salesforce' }).click();
     await page.getByRole('heading', { name: 'Allow Access?' }).waitFor();
     // PKCE: the consent URL carries an S256 challenge; the code is exchanged with its verifier (the stand-in refuses it otherwise).
