@@ -79,7 +79,7 @@ describe('the CRM page in Chromium with HubSpot, Pipedrive and Salesforce config
     const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
     const accountId = (await client.get('/app/api/me')).body.accountId as number;
     productId = (await client.post('/app/api/keys', PRODUCT)).body.productId;
-    await em().execute(`update account set plan = 'growth' where id = ?`, [accountId]);
+    await em().execute(`update account set plan = 'growth', credit_limit = 1000 where id = ?`, [accountId]);
     context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     page = await context.newPage();
     await page.goto('/app/sign-in');
@@ -274,7 +274,31 @@ describe('the CRM page in Chromium with HubSpot, Pipedrive and Salesforce config
     expect(await steps.count()).toBe(0);
     expect((await customFieldsOf('Lead')).filter((name) => name.startsWith(`Pe_${productId}_`))).toHaveLength(9);
     await expectAccessible();
-  }, 120_000);
+
+    // The preview lists Leads, each linked to its record page in Salesforce's app; Run now researches and writes them.
+    await page.getByRole('button', { name: 'Preview the next run' }).click();
+    const preview = page.getByRole('table', { name: 'Contacts of the next run' });
+    await preview.getByRole('columnheader', { name: 'Written to Salesforce' }).waitFor();
+    const taken = preview.getByRole('row').filter({ hasText: /Researched$/ });
+    await taken.first().waitFor();
+    for (const link of await taken.getByRole('rowheader').getByRole('link').all()) {
+      expect(await link.getAttribute('href')).toMatch(new RegExp(`^${salesforce.url}/lightning/r/Lead/00Q\\w+/view$`));
+    }
+    await expectAccessible();
+    const runsBefore = await page.getByRole('table', { name: 'Last runs' }).getByRole('row').count();
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.getByRole('status').filter({ hasText: 'The run started' }).waitFor();
+    // The new run (Salesforce's) on top, completed, its contacts researched and linked to their Leads.
+    const runs = page.getByRole('table', { name: 'Last runs' });
+    await expect.poll(() => runs.getByRole('row').count(), { timeout: 30_000 }).toBe(runsBefore + 1);
+    await runs.getByRole('row').nth(1).getByText('Completed').waitFor({ timeout: 90_000 });
+    const contacts = page.getByRole('table', { name: 'Contacts of the last run' });
+    const researched = contacts.getByRole('row').filter({ hasText: 'Researched' });
+    await researched.first().getByRole('link', { name: /^Contact 00Q\w+ in Salesforce$/ }).waitFor();
+    const leadId = (await researched.first().getByRole('link', { name: /in Salesforce$/ }).innerText()).split(' ')[1]!;
+    expect(salesforce.org().objects.get('Lead')!.records.get(leadId)![`Pe_${productId}_Status__c`]).toBe('completed');
+    await expectAccessible();
+  }, 180_000);
 });
 
 async function setSalesforceFaults(faults: Record<string, unknown>) {
