@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { pino } from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { initOrm, type Orm } from '../../db/orm.ts';
+import type { Orm } from '../../db/orm.ts';
 import { createAccount } from '../../services/accounts.ts';
 import { claimUnstartedJobs, markWorkflowsStarted, recordResearchJob } from '../../services/workflow-start-outbox.ts';
 import { startJobWorkflow, startWorkflowStartRelay } from '../../services/workflow-start-relay.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 
 // The outbox of workflow starts on its own: a fresh database with no API or
 // worker relaying (so nothing else claims its rows), and for the relay, the
@@ -16,27 +16,19 @@ import { startJobWorkflow, startWorkflowStartRelay } from '../../services/workfl
 let orm: Orm;
 let temporal: Client;
 let accountId: number;
-const adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
-const database = `test_start_outbox_${randomBytes(4).toString('hex')}`;
+let database: ScratchDatabase;
 const silent = pino({ level: 'silent' });
 const DEADLINE_MS = 180_000;
 
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
-
 beforeAll(async () => {
-  await admin(`create database ${database}`);
-  orm = await initOrm(adminUrl.replace(/\/[^/]+$/, `/${database}`), { migrate: true, poolMax: 8 });
+  database = await createScratchDatabase('start_outbox', { poolMax: 8 });
+  [orm] = database.orms as [Orm];
   temporal = new Client({ connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! }) });
   accountId = (await createAccount(orm.em.fork(), { ownerEmail: 'outbox@example.com', plan: 'scale', language: 'en' }, new Date())).id;
 });
 afterAll(async () => {
   await temporal?.connection.close();
-  await orm?.close();
-  await admin(`drop database if exists ${database} with (force)`);
+  await database?.drop();
 });
 beforeEach(async () => {
   await orm.em.fork().execute('delete from research_job');

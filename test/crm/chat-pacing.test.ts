@@ -3,35 +3,24 @@
 // taken, shared by every process through PostgreSQL, and held off after a
 // 429's Retry-After. Two ORMs with their own connection pools stand for two
 // CRM worker processes; the chat stand-in records when each message arrived.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initOrm, type Orm } from '../../db/orm.ts';
+import type { Orm } from '../../db/orm.ts';
 import { startChatSandbox, type ChatSandbox } from '../../sandbox/chat/server.ts';
 import { CHAT_MESSAGE_INTERVAL_MS, postPacedChatMessage } from '../../services/chat-pacing.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 
-const adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
-const database = `test_chat_pacing_${randomBytes(4).toString('hex')}`;
+let database: ScratchDatabase;
 let processes: [Orm, Orm];
 let chat: ChatSandbox;
 
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
-
 beforeAll(async () => {
-  await admin(`create database ${database}`);
-  const url = adminUrl.replace(/\/[^/]+$/, `/${database}`);
-  const first = await initOrm(url, { migrate: true, poolMax: 4 });
-  processes = [first, await initOrm(url, { migrate: false, poolMax: 4 })];
+  database = await createScratchDatabase('chat_pacing', { processes: 2 });
+  processes = [database.orms[0]!, database.orms[1]!];
   chat = await startChatSandbox();
 });
 afterAll(async () => {
   await chat?.close();
-  for (const orm of processes ?? []) await orm.close();
-  await admin(`drop database if exists ${database} with (force)`);
+  await database?.drop();
 });
 
 const message = (text: string) => ({ text, blocks: [] });

@@ -5,10 +5,8 @@
 // figures, so a call over the budget shows as a 429 in its log, and it logs
 // when every call arrived. Two CRMs' portals with the same id never share a
 // window or a hold-off.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initOrm, type Orm } from '../../db/orm.ts';
+import type { Orm } from '../../db/orm.ts';
 import type { BudgetWindow } from '../../integrations/crm/adapter.ts';
 import { CrmUnavailable } from '../../integrations/crm/errors.ts';
 import { hubspotBudgetWindows } from '../../integrations/hubspot/budget.ts';
@@ -17,10 +15,10 @@ import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/cr
 import { createHubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 import { BUDGET_MARGIN_MS, createPortalBudgets, holdOffPortal, takePortalCall, type PortalKey } from '../../services/crm-portal-budget.ts';
 
-const adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
-const database = `test_portal_budget_${randomBytes(4).toString('hex')}`;
+let database: ScratchDatabase;
 let processes: Orm[];
 let hubspot: HubSpotSandbox;
 let accessToken: string;
@@ -30,16 +28,9 @@ const IN_FLIGHT_GRACE_MS = 100;
 const HUBSPOT_KINDS = Object.keys(hubspotBudgetWindows({ callsPer10s: 1, searchesPerSecond: 1 }));
 const hubspotPortal = (id: string): PortalKey => ({ provider: 'hubspot', portalId: id });
 
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
-
 beforeAll(async () => {
-  await admin(`create database ${database}`);
-  const url = adminUrl.replace(/\/[^/]+$/, `/${database}`);
-  processes = [await initOrm(url, { migrate: true, poolMax: 4 }), await initOrm(url, { poolMax: 4 }), await initOrm(url, { poolMax: 4 })];
+  database = await createScratchDatabase('portal_budget', { processes: 3 });
+  processes = database.orms;
   hubspot = await startHubSpotSandbox({ world: createWorld(), people: 30 });
   const config = loadHubSpotConfig({ HUBSPOT_CLIENT_ID: SANDBOX_CLIENT_ID, HUBSPOT_CLIENT_SECRET: SANDBOX_CLIENT_SECRET, HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url })!;
   const oauth = createHubSpotOAuth(config);
@@ -50,8 +41,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await hubspot?.close();
-  for (const orm of processes ?? []) await orm.close();
-  await admin(`drop database if exists ${database} with (force)`);
+  await database?.drop();
 });
 
 /** One process's client of the portal, with its own budget object over its own pool. */

@@ -1,38 +1,29 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMailOutboxActivities } from '../../activities/mail-outbox.ts';
-import { initOrm, type Orm } from '../../db/orm.ts';
+import type { Orm } from '../../db/orm.ts';
 import { createMailer, type Mailer } from '../../integrations/mail/mailer.ts';
 import { verifyEmail } from '../../integrations/mail/templates/index.ts';
 import { enqueueMail, outboxMessageId } from '../../services/mail-outbox.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 
 // The outbox's activity on its own, against a fresh database and the SMTP stand-in.
 
 let orm: Orm;
 let mail: TestMailSandbox;
 let mailer: Mailer;
-const adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
-const database = `test_outbox_${randomBytes(4).toString('hex')}`;
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
+let database: ScratchDatabase;
 
 beforeAll(async () => {
-  await admin(`create database ${database}`);
-  orm = await initOrm(adminUrl.replace(/\/[^/]+$/, `/${database}`), { migrate: true, poolMax: 8 });
+  database = await createScratchDatabase('outbox', { poolMax: 8 });
+  [orm] = database.orms as [Orm];
   mail = await startTestMailSandbox();
   mailer = createMailer(mail.config);
 });
 afterAll(async () => {
   mailer?.close();
   await mail?.close();
-  await orm?.close();
-  await admin(`drop database if exists ${database} with (force)`);
+  await database?.drop();
 });
 beforeEach(async () => {
   mail.sandbox.clear();
