@@ -99,40 +99,32 @@ describe.runIf(process.env.RECORD_HISTORIES === '1')('record fan-out histories',
     save('list-run-out-of-credits', await handle.fetchHistory());
   }, 120_000);
 
-  it('crm-sync-completed: a sync run of three contacts through the fan-out', async () => {
+  /** A Growth account with a product connected to the HubSpot stand-in, and one manual sync run of it, ended. */
+  async function runRecordedCrmSync(options: { researchLimit: number; chatHook: string; workflowIdSuffix: string }) {
     const accountId = await stack.createAccount('growth');
     await stack.createKey(accountId);
     const [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
     await crm.connect(em(), accountId);
     await saveCrmSettings(em(), accountId, productId, {
-      cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 3,
-      chatWebhookUrl: `${crm.chat.url}/services/T1/B1/replay`, digestEnabled: true, digestEmail: null, active: true,
+      cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: options.researchLimit,
+      chatWebhookUrl: `${crm.chat.url}/services/T1/B1/${options.chatHook}`, digestEnabled: true, digestEmail: null, active: true,
     }, new Date());
     const handle = await stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
-      workflowId: `crm-run-${productId}-recorded`,
+      workflowId: `crm-run-${productId}-${options.workflowIdSuffix}`,
       taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
       args: [{ productId, trigger: 'manual' }],
     });
-    const result = (await handle.result()) as CrmSyncResult;
+    return { handle, result: (await handle.result()) as CrmSyncResult };
+  }
+
+  it('crm-sync-completed: a sync run of three contacts through the fan-out', async () => {
+    const { handle, result } = await runRecordedCrmSync({ researchLimit: 3, chatHook: 'replay', workflowIdSuffix: 'recorded' });
     expect(result).toMatchObject({ status: 'completed', counts: { creditsUsed: 3 } });
     save('crm-sync-completed', await handle.fetchHistory());
   }, 180_000);
 
   it('crm-sync-written-as-researched: a sync run whose contacts are written back as each one\'s research ends (patch crm-write-as-researched)', async () => {
-    const accountId = await stack.createAccount('growth');
-    await stack.createKey(accountId);
-    const [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
-    await crm.connect(em(), accountId);
-    await saveCrmSettings(em(), accountId, productId, {
-      cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 4,
-      chatWebhookUrl: `${crm.chat.url}/services/T1/B1/replay-overlap`, digestEnabled: true, digestEmail: null, active: true,
-    }, new Date());
-    const handle = await stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
-      workflowId: `crm-run-${productId}-recorded-overlap`,
-      taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
-      args: [{ productId, trigger: 'manual' }],
-    });
-    const result = (await handle.result()) as CrmSyncResult;
+    const { handle, result } = await runRecordedCrmSync({ researchLimit: 4, chatHook: 'replay-overlap', workflowIdSuffix: 'recorded-overlap' });
     expect(result).toMatchObject({ status: 'completed', counts: { creditsUsed: 4 } });
     const history = await handle.fetchHistory();
     // The patch's marker: this history stands for runs of the new shape.
@@ -141,20 +133,7 @@ describe.runIf(process.env.RECORD_HISTORIES === '1')('record fan-out histories',
   }, 180_000);
 
   it('crm-sync-batch-writes: a sync run whose contacts are written in batches as they end, chat follow-ups behind (patch crm-batch-writes)', async () => {
-    const accountId = await stack.createAccount('growth');
-    await stack.createKey(accountId);
-    const [{ id: productId }] = await em().execute('select id from product_context where account_id = ?', [accountId]);
-    await crm.connect(em(), accountId);
-    await saveCrmSettings(em(), accountId, productId, {
-      cadence: 'daily', hourUtc: 8, scoreProperty: 'hubspotscore', minScore: 70, skipFreeMail: true, skipRoleBased: true, researchLimit: 4,
-      chatWebhookUrl: `${crm.chat.url}/services/T1/B1/replay-batch`, digestEnabled: true, digestEmail: null, active: true,
-    }, new Date());
-    const handle = await stack.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
-      workflowId: `crm-run-${productId}-recorded-batch`,
-      taskQueue: crmTaskQueue(stack.config.temporal.taskQueue),
-      args: [{ productId, trigger: 'manual' }],
-    });
-    const result = (await handle.result()) as CrmSyncResult;
+    const { handle, result } = await runRecordedCrmSync({ researchLimit: 4, chatHook: 'replay-batch', workflowIdSuffix: 'recorded-batch' });
     expect(result).toMatchObject({ status: 'completed', counts: { creditsUsed: 4 } });
     const history = await handle.fetchHistory();
     // Both patches' markers, the batch write and the chat follow-ups: this history stands for runs of the batched shape.
