@@ -6,16 +6,11 @@
 // mapping can write (docs/crm.md#write-rules).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MappableProperty } from '../domain/crm-write-rules.ts';
-import type { CrmAdapter, CrmProvider } from '../integrations/crm/adapter.ts';
-
-export interface ScoreProperty {
-  name: string;
-  label: string;
-}
+import type { CrmAdapter, CrmProvider, ScoreField } from '../integrations/crm/adapter.ts';
 
 export interface PortalProperties {
   portalId: string;
-  scoreProperties: ScoreProperty[];
+  scoreProperties: ScoreField[];
   mappableProperties: MappableProperty[];
   /** When they were read from the CRM. */
   readAt: Date;
@@ -32,7 +27,7 @@ export async function portalProperties(
   read: () => Promise<Awaited<ReturnType<CrmAdapter['fieldMetadata']>>>,
 ): Promise<PortalProperties> {
   if (!input.refresh) {
-    const [stored]: Array<{ score_properties: ScoreProperty[]; mappable_properties: MappableProperty[] | null; read_at: Date }> = await em.execute(
+    const [stored]: Array<{ score_properties: ScoreField[]; mappable_properties: MappableProperty[] | null; read_at: Date }> = await em.execute(
       'select score_properties, mappable_properties, read_at from crm_portal_metadata where account_id = ? and provider = ? and portal_id = ?',
       [input.accountId, input.provider, input.portalId],
     );

@@ -18,7 +18,6 @@ import { CRM_PROVIDER_LABELS, type CrmAdapter, type CrmConnectionRef, type CrmPr
 import type { CrmConfig } from '../integrations/crm/config.ts';
 import { CrmAuthRevoked, CrmConfigRejected, CrmRejected } from '../integrations/crm/errors.ts';
 import type { CrmProviderKit, CrmProviderKits } from '../integrations/crm/providers.ts';
-import { hubspotBudgetWindows } from '../integrations/hubspot/budget.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../integrations/hubspot/crm-client.ts';
 import { crmDigestEmail, crmWebhookDisabledEmail } from '../integrations/mail/templates/crm.ts';
 import { connectionRef, type CrmTokens } from './crm-connections.ts';
@@ -76,13 +75,12 @@ async function recordUrlOf(deps: CrmSyncDeps, accountId: number): Promise<((cont
 
 /** HubSpot's client for runs started before batch writes (their one-contact writes; docs/crm.md#batch-writes). */
 export function crmClientFor(deps: CrmSyncDeps, accountId: number, portalId: number | string): HubSpotCrm {
-  const hubspot = deps.config.hubspot;
-  if (!hubspot) throw new CrmConfigRejected('HubSpot is not configured on this server');
+  const kit = kitOf(deps, 'hubspot');
   return createHubSpotCrm({
-    apiBase: hubspot.apiBase,
+    apiBase: deps.config.hubspot!.apiBase,
     portalId: Number(portalId),
     accessToken: async (options) => (await deps.tokens.accessToken(accountId, options)).token,
-    budget: deps.budgets.forPortal({ provider: 'hubspot', portalId: String(portalId) }, hubspotBudgetWindows(hubspot.limits)),
+    budget: deps.budgets.forPortal({ provider: 'hubspot', portalId: String(portalId) }, kit.budgetWindows),
     retry: deps.retry,
   });
 }

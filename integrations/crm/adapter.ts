@@ -152,6 +152,12 @@ export interface NoteInput {
 /** Our fields' state in the portal for one product. */
 export type OwnFieldsState = { ready: true } | { ready: false; steps: string[] };
 
+/** A field that can be a lead score, by the CRM's key and its label. */
+export interface ScoreField {
+  name: string;
+  label: string;
+}
+
 export interface CrmAdapter {
   readonly provider: CrmProvider;
   readonly portalId: string;
@@ -159,7 +165,7 @@ export interface CrmAdapter {
   readonly maxBatch: number;
 
   /** The fields that can be a lead score, and those a write rule can write, by label. */
-  fieldMetadata(): Promise<{ scoreFields: Array<{ name: string; label: string }>; mappableFields: MappableProperty[] }>;
+  fieldMetadata(): Promise<{ scoreFields: ScoreField[]; mappableFields: MappableProperty[] }>;
   /**
    * Our fields for this product, created unless they exist (idempotent, safe
    * from several processes at once). Where the CRM's API cannot create them

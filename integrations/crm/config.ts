@@ -6,7 +6,7 @@ import { ConfigError, envVar, parseEnv, type Env } from '../../lib/env.ts';
 import { loadHubSpotConfig, type HubSpotConfig } from '../hubspot/config.ts';
 import { loadPipedriveConfig, type PipedriveConfig } from '../pipedrive/config.ts';
 import { loadSalesforceConfig, type SalesforceConfig } from '../salesforce/config.ts';
-import type { CrmProvider } from './adapter.ts';
+import { CRM_PROVIDERS, type CrmProvider } from './adapter.ts';
 
 const ZCrmEnv = z.object({
   /** 32 bytes, base64: the AES-256-GCM key CRM tokens are encrypted with at rest. */
@@ -30,7 +30,7 @@ export interface CrmConfig {
 }
 
 /** The CRMs with an app configured on this server, in the order the CRM page offers them. */
-export const configuredProviders = (config: CrmConfig): CrmProvider[] => (['hubspot', 'pipedrive', 'salesforce'] as const).filter((provider) => config[provider] !== null);
+export const configuredProviders = (config: CrmConfig): CrmProvider[] => CRM_PROVIDERS.filter((provider) => config[provider] !== null);
 
 const isLoopback = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url);
 

@@ -6,10 +6,10 @@ import { createHubSpotAdapter, HUBSPOT_DEFAULT_SCORE_FIELD } from '../hubspot/ad
 import { hubspotBudgetWindows } from '../hubspot/budget.ts';
 import { createHubSpotCrm } from '../hubspot/crm-client.ts';
 import { createHubSpotOAuth } from '../hubspot/oauth.ts';
-import { createPipedriveAdapter, PIPEDRIVE_DEFAULT_SCORE_FIELD } from '../pipedrive/adapter.ts';
+import { createPipedriveAdapter, PIPEDRIVE_DEFAULT_SCORE_FIELD, pipedrivePersonUrl } from '../pipedrive/adapter.ts';
 import { pipedriveBudgetWindows } from '../pipedrive/limits.ts';
 import { createPipedriveOAuth } from '../pipedrive/oauth.ts';
-import { createSalesforceAdapter, type SalesforceObject } from '../salesforce/adapter.ts';
+import { createSalesforceAdapter, salesforceRecordUrl, type SalesforceObject } from '../salesforce/adapter.ts';
 import { SALESFORCE_DEFAULT_SCORE_FIELD, salesforceBudgetWindows } from '../salesforce/config.ts';
 import { createSalesforceOAuth } from '../salesforce/oauth.ts';
 import type { AccessTokenSource, BudgetWindow, CrmAdapter, CrmCallBudget, CrmConnectionRef, CrmOAuth, CrmProvider, OwnFieldKeyStore } from './adapter.ts';
@@ -67,7 +67,7 @@ export function crmProviderKits(config: CrmConfig): CrmProviderKits {
       adapter: (input) =>
         createPipedriveAdapter({ config: pipedrive, connection: input.connection, accessToken: input.accessToken, budget: input.budget, fieldKeys: input.fieldKeys, retry: input.retry }),
       // The company's own domain (the token's api_domain) is where its people are shown.
-      recordUrl: (connection, contactId) => `${(connection.apiBase ?? pipedrive.apiBase).replace(/\/+$/, '')}/person/${encodeURIComponent(contactId)}`,
+      recordUrl: (connection, contactId) => pipedrivePersonUrl(connection.apiBase ?? pipedrive.apiBase, contactId),
     };
   }
   const salesforce = config.salesforce;
@@ -83,7 +83,7 @@ export function crmProviderKits(config: CrmConfig): CrmProviderKits {
           object: (input.crmObject ?? 'Contact') as SalesforceObject, retry: input.retry,
         }),
       // The record's own page; its object from the id's key prefix (00Q: Lead; Contact otherwise).
-      recordUrl: (connection, contactId) => `${connection.apiBase ?? ''}/lightning/r/${contactId.startsWith('00Q') ? 'Lead' : 'Contact'}/${encodeURIComponent(contactId)}/view`,
+      recordUrl: (connection, contactId) => salesforceRecordUrl(connection.apiBase ?? '', contactId.startsWith('00Q') ? 'Lead' : 'Contact', contactId),
     };
   }
   return kits;

@@ -18,6 +18,9 @@ import { ensureOwnFields } from './own-fields.ts';
 /** Pipedrive has no lead score of its own: the admin picks one of the company's number fields. */
 export const PIPEDRIVE_DEFAULT_SCORE_FIELD: string | null = null;
 
+/** A person's page in Pipedrive's app, on the company's own domain (the token's api_domain). */
+export const pipedrivePersonUrl = (apiBase: string, personId: string) => `${apiBase.replace(/\/+$/, '')}/person/${encodeURIComponent(personId)}`;
+
 const PAGE_SIZE = 100;
 
 interface Person {
@@ -228,7 +231,7 @@ export function createPipedriveAdapter(options: PipedriveAdapterOptions): CrmAda
       return found;
     },
 
-    contactUrl: (contactId) => `${apiBase}/person/${encodeURIComponent(contactId)}`,
+    contactUrl: (contactId) => pipedrivePersonUrl(apiBase, contactId),
   };
 }
 

@@ -16,6 +16,10 @@ import { createSalesforceRest, SalesforceRejected, type RetryPolicy } from './re
 
 export type SalesforceObject = 'Contact' | 'Lead';
 
+/** A record's page in the org's Lightning app. */
+export const salesforceRecordUrl = (instanceUrl: string, object: SalesforceObject, recordId: string) =>
+  `${instanceUrl.replace(/\/+$/, '')}/lightning/r/${object}/${encodeURIComponent(recordId)}/view`;
+
 /** sObject Collections: up to 200 records a call. */
 const MAX_RECORDS = 200;
 /** Records a query page holds (Sforce-Query-Options batchSize: 200 to 2,000). */
@@ -287,7 +291,7 @@ export function createSalesforceAdapter(options: {
       return found;
     },
 
-    contactUrl: (contactId) => `${apiBase}/lightning/r/${object}/${encodeURIComponent(contactId)}/view`,
+    contactUrl: (contactId) => salesforceRecordUrl(apiBase, object, contactId),
   };
 }
 

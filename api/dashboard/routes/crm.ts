@@ -56,10 +56,8 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     if (!product) throw new AppError('not_found', 'No such product.');
     return product;
   };
-  /** The account's live connection, or null. */
-  const connectedPortal = (em: EntityManager, accountId: number) => connectionRef(em, accountId);
   const requireConnection = async (em: EntityManager, accountId: number, action: string) => {
-    const connection = await connectedPortal(em, accountId);
+    const connection = await connectionRef(em, accountId);
     if (!connection) throw new AppError('crm_not_connected', `Connect a CRM ${action}.`);
     return connection;
   };
@@ -109,7 +107,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     }
     const kit = kitOf(crm, provider as CrmProvider);
     // One CRM per account: another one's live connection is disconnected first (the page says so), then the choice is free again.
-    const current = await connectedPortal(ctx.state.em, ctx.state.account.id);
+    const current = await connectionRef(ctx.state.em, ctx.state.account.id);
     if (current && current.provider !== kit.provider) {
       throw new AppError('crm_already_connected', `${CRM_PROVIDER_LABELS[current.provider]} is connected. Disconnect it before connecting ${CRM_PROVIDER_LABELS[kit.provider]}.`);
     }
@@ -146,7 +144,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
       const paused = await crm.tokens.disconnect(ctx.state.account.id);
       ctx.body = { disconnected: true, pausedProducts: paused };
     } catch (error) {
-      unavailable(await connectedPortal(ctx.state.em, ctx.state.account.id))(error);
+      unavailable(await connectionRef(ctx.state.em, ctx.state.account.id))(error);
     }
   });
 
@@ -154,7 +152,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
     const stored = await getCrmSettings(em, product.id);
-    const portal = await connectedPortal(em, account.id);
+    const portal = await connectionRef(em, account.id);
     const portalId = portal?.portalId ?? null;
     // The connected CRM's default lead score; before one is connected, that of the only CRM offered (none when several are).
     const offered = deps.crm ? configuredProviders(deps.crm.config) : [];
@@ -179,7 +177,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
     const body = await readJsonBody(ctx);
-    const connection = await connectedPortal(em, account.id);
+    const connection = await connectionRef(em, account.id);
     const portal = connection ? await propertiesOf(crm, em, connection, false) : null;
     try {
       const input = await validateCrmSettings(body, {
