@@ -1,26 +1,26 @@
-// The activities of crmSyncWorkflow: thin wrappers of services/crm-sync.ts
+// The activities of crmSyncWorkflow: thin wrappers of services/crm/sync.ts
 // that turn the CRM's answers into Temporal's terms. A dead grant or a
 // refusal is final (no retry helps); "unavailable" (429, 5xx, the network,
 // an allowance spent) is retried after the wait the CRM asked for.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
-import type { CandidateVerdict } from '../domain/crm.ts';
-import { CRM_FAILURE_TYPES, type CandidateSearch, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput } from '../domain/crm-sync-contract.ts';
+import type { CandidateVerdict } from '../domain/crm/crm.ts';
+import { CRM_FAILURE_TYPES, type CandidateSearch, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput } from '../domain/crm/sync-contract.ts';
 import type { CrmConfig } from '../integrations/crm/config.ts';
 import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, CrmUnavailable } from '../integrations/crm/errors.ts';
 import type { CrmProviderKits } from '../integrations/crm/providers.ts';
-import type { CrmTokens } from '../services/crm-connections.ts';
-import type { PortalBudgets } from '../services/crm-portal-budget.ts';
+import type { CrmTokens } from '../services/crm/connections.ts';
+import type { PortalBudgets } from '../services/crm/portal-budget.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
-import { researchTaskQueueOfCrm } from '../services/crm-schedules.ts';
-import { writeContactsBatch } from '../services/crm-batch-write.ts';
-import { findAndClaimCandidates } from '../services/crm-candidates.ts';
+import { researchTaskQueueOfCrm } from '../services/crm/schedules.ts';
+import { writeContactsBatch } from '../services/crm/batch-write.ts';
+import { findAndClaimCandidates } from '../services/crm/candidates.ts';
 import {
   ensureCrmProperties, finishCrmRun, finishNotRun, markContactFailed, postContactChat, researchData, startCrmRun, writeResearchedContact,
   type ContactWriteResult, type CrmSyncDeps,
-} from '../services/crm-sync.ts';
-import { nudgeMailOutbox } from '../services/mail-outbox.ts';
+} from '../services/crm/sync.ts';
+import { nudgeMailOutbox } from '../services/mail/outbox.ts';
 import { withHeartbeat } from './heartbeat.ts';
 
 export interface CrmActivityDeps {

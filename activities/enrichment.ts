@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancelledFailure, Context, log } from '@temporalio/activity';
 import type { EnrichmentSources } from '../integrations/providers/enrichment-sources.ts';
-import { enrichParts, type EnrichedParts, type EnrichmentLookups, type EnrichmentPart, type EnrichmentRunner } from '../domain/enrichment-chains.ts';
-import { FAILURE_TYPES } from '../domain/research-contract.ts';
-import type { ResearchPlan } from '../domain/research-pipeline.ts';
+import { enrichParts, type EnrichedParts, type EnrichmentLookups, type EnrichmentPart, type EnrichmentRunner } from '../domain/enrichment/chains.ts';
+import { FAILURE_TYPES } from '../domain/research/contract.ts';
+import type { ResearchPlan } from '../domain/research/pipeline.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { planCompanyOfJob, type ResearchJobDeps } from './research-jobs.ts';
 
@@ -56,7 +56,7 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
 
     /**
      * Every enrichment part of a job in one activity (issue 21): the same
-     * chains as the per-part activities (domain/enrichment-chains.ts), their
+     * chains as the per-part activities (domain/enrichment/chains.ts), their
      * HTTP calls side by side, so a job costs two activity tasks and three
      * workflow tasks instead of about ten of each. A part keeps its own
      * timeout and retries and fails alone (null). What a killed worker's

@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
-import type { InsightsGenerator, InsightsInput, InsightsResult } from '../domain/insights.ts';
-import { FAILURE_TYPES } from '../domain/research-contract.ts';
+import type { InsightsGenerator, InsightsInput, InsightsResult } from '../domain/research/insights.ts';
+import { FAILURE_TYPES } from '../domain/research/contract.ts';
 import { withHeartbeat } from './heartbeat.ts';
 
 export interface InsightsDeps {

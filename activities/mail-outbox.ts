@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
-import { MAIL_OUTBOX_FAILURE_TYPES, type MailOutboxPass } from '../domain/mail-outbox-contract.ts';
+import { MAIL_OUTBOX_FAILURE_TYPES, type MailOutboxPass } from '../domain/mail/outbox-contract.ts';
 import { MailSendError, classifySendError, type Mailer } from '../integrations/mail/mailer.ts';
-import { outboxMessageId } from '../services/mail-outbox.ts';
+import { outboxMessageId } from '../services/mail/outbox.ts';
 
 export interface MailOutboxDeps {
   orm: Orm;

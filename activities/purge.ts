@@ -3,15 +3,15 @@ import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import { accountDeletedEmail } from '../integrations/mail/templates/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
-import type { PurgeBatch, PurgeReport } from '../domain/retention.ts';
+import type { PurgeBatch, PurgeReport } from '../domain/retention/retention.ts';
 import {
   purgeDeletedAccounts,
   purgeErrorLogs,
   purgeResearchLogs,
   type AccountDeletedNotice,
   type HistoryEraser,
-} from '../services/retention.ts';
-import { enqueueMail, nudgeMailOutbox } from '../services/mail-outbox.ts';
+} from '../services/retention/purge.ts';
+import { enqueueMail, nudgeMailOutbox } from '../services/mail/outbox.ts';
 
 export interface PurgeDeps {
   orm: Orm;

@@ -1,13 +1,13 @@
 // The steps of the shared research fan-out (workflows/research-fanout.ts),
 // registered on the research task queue: CRM and list runs schedule them there.
 import type { Orm } from '../db/orm.ts';
-import type { FanoutItem, FanoutJobRecord, FanoutOwner } from '../domain/research-fanout.ts';
-import { fanoutJobEnd, recordFanoutJob } from '../services/research-fanout.ts';
+import type { FanoutItem, FanoutJobRecord, FanoutOwner } from '../domain/research/fanout.ts';
+import { fanoutJobEnd, recordFanoutJob } from '../services/research/fanout.ts';
 
 export interface FanoutDeps {
   orm: Orm;
   clock: () => Date;
-  /** Base address of the dashboard: a usage alert's upgrade link (services/usage-alerts.ts). */
+  /** Base address of the dashboard: a usage alert's upgrade link (services/billing/usage-alerts.ts). */
   publicUrl?: string;
 }
 

@@ -1,17 +1,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { hasEnded, type IResearchJob } from '../db/entities/research-job.ts';
 import type { Orm } from '../db/orm.ts';
-import { cacheHitOutcome, isFullCacheHit, planCompany, planProspect } from '../domain/cache-flags.ts';
-import { companyKeyOf } from '../domain/company-key.ts';
-import { classifyEmail } from '../domain/email-classification.ts';
-import type { CompanyQuery } from '../domain/enrichment.ts';
-import { PLANS, type PlanName } from '../domain/plans.ts';
-import { FAILURE_TYPES, type ResearchFailure } from '../domain/research-contract.ts';
-import type { CompanyPlan, ResearchOutcome, ResearchPlan } from '../domain/research-pipeline.ts';
-import { completeJob, failJob } from '../services/research-jobs.ts';
-import { cachedCompanyOf, storeOutcome } from '../services/enrichment-cache.ts';
-import { readCompanyRows, readFinishingJob, readJobCompanyRows, startJobAndReadProspect } from '../services/research-job-reads.ts';
-import { buildStoredReply } from '../services/research-reply.ts';
+import { cacheHitOutcome, isFullCacheHit, planCompany, planProspect } from '../domain/enrichment/cache-flags.ts';
+import { companyKeyOf } from '../domain/enrichment/company-key.ts';
+import { classifyEmail } from '../domain/research/email-classification.ts';
+import type { CompanyQuery } from '../domain/enrichment/enrichment.ts';
+import { PLANS, type PlanName } from '../domain/billing/plans.ts';
+import { FAILURE_TYPES, type ResearchFailure } from '../domain/research/contract.ts';
+import type { CompanyPlan, ResearchOutcome, ResearchPlan } from '../domain/research/pipeline.ts';
+import { completeJob, failJob } from '../services/research/jobs.ts';
+import { cachedCompanyOf, storeOutcome } from '../services/research/enrichment-cache.ts';
+import { readCompanyRows, readFinishingJob, readJobCompanyRows, startJobAndReadProspect } from '../services/research/job-reads.ts';
+import { buildStoredReply } from '../services/research/reply.ts';
 
 export interface ResearchJobDeps {
   orm: Orm;
@@ -36,7 +36,7 @@ export async function planCompanyOfJob({ orm, clock }: ResearchJobDeps, research
   return planCompany(companyKey, cachedCompanyOf(read.companyRows), entitlements, clock(), read.language);
 }
 
-/** Activities that read and write the job and its cached data (each forks its own EntityManager; reads in services/research-job-reads.ts). */
+/** Activities that read and write the job and its cached data (each forks its own EntityManager; reads in services/research/job-reads.ts). */
 export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
   return {
     /** `queued` → `processing`, then the freshness plan of docs/api.md#freshness; a full cache hit ends the job here. */

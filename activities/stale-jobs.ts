@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { ResearchJob } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { cancelResearchWorkflow } from '../lib/research-workflow-client.ts';
-import { failJob } from '../services/research-jobs.ts';
+import { failJob } from '../services/research/jobs.ts';
 
 export interface StaleJobDeps {
   orm: Orm;

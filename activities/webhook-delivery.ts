@@ -1,9 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
-import { nextAttemptDelayMs, WEBHOOK_FAILURE_TYPES, type DeliveryOutcome } from '../domain/webhook-contract.ts';
+import { nextAttemptDelayMs, WEBHOOK_FAILURE_TYPES, type DeliveryOutcome } from '../domain/webhooks/contract.ts';
 import type { WebhookConfig } from '../integrations/webhooks/config.ts';
-import { attemptDelivery } from '../services/webhook-attempt.ts';
-import { endDelivery } from '../services/webhooks.ts';
+import { attemptDelivery } from '../services/webhooks/attempt.ts';
+import { endDelivery } from '../services/webhooks/webhooks.ts';
 
 export interface WebhookDeliveryDeps {
   orm: Orm;
@@ -14,7 +14,7 @@ export interface WebhookDeliveryDeps {
 export function createWebhookDeliveryActivities({ orm, webhooks, clock }: WebhookDeliveryDeps) {
   return {
     /**
-     * One attempt of one delivery (services/webhook-attempt.ts). Throws a
+     * One attempt of one delivery (services/webhooks/attempt.ts). Throws a
      * retryable failure for 408/429/5xx/no answer, a final one for another
      * 4xx, a 410 or a private address. A retryable answer with `Retry-After`
      * sets the next attempt's delay itself. `attemptsBefore`: attempts made

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../domain/errors.ts';
-import { findActiveKey, type AuthenticatedKey } from '../services/api-keys.ts';
+import { findActiveKey, type AuthenticatedKey } from '../services/accounts/api-keys.ts';
 
 /**
  * Checks 1–2 of docs/decisions.md#the-order-of-checks, in order: no header → `missing_api_key`; no token

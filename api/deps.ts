@@ -2,12 +2,12 @@ import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
 import type { JobEndNotifications } from '../db/job-end-notifications.ts';
-import type { KeyAndJobStatusReader } from '../services/job-status.ts';
+import type { KeyAndJobStatusReader } from '../services/research/job-status.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { KeyLastUse } from '../services/key-last-use.ts';
-import type { Billing } from '../services/billing.ts';
-import type { Crm } from '../services/crm.ts';
+import type { KeyLastUse } from '../services/accounts/key-last-use.ts';
+import type { Billing } from '../services/billing/billing.ts';
+import type { Crm } from '../services/crm/crm.ts';
 
 export interface ApiDeps {
   orm: Orm;

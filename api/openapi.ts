@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZResearchRequestBody } from '../domain/research-request.ts';
+import { ZResearchRequestBody } from '../domain/research/request.ts';
 import {
   ZAccepted,
   ZCompany,
@@ -14,8 +14,8 @@ import {
   ZResearchData,
   ZRunningStatus,
   ZStatusReply,
-} from '../domain/research-reply.ts';
-import { ZResearchCompletedEvent, ZResearchFailedEvent, ZWebhookEvent, ZWebhookTestEvent } from '../domain/webhook-payloads.ts';
+} from '../domain/research/reply.ts';
+import { ZResearchCompletedEvent, ZResearchFailedEvent, ZWebhookEvent, ZWebhookTestEvent } from '../domain/webhooks/payloads.ts';
 
 // Every shape is a named schema under components/schemas, so that the typed
 // clients generated from this document (clients/typescript, clients/python)

@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { AppError } from '../domain/errors.ts';
-import { isValidEmail, normaliseEmail } from '../domain/email-address.ts';
-import { HINT_FIELDS, MAX_HINT_LENGTH, type ResearchRequest } from '../domain/research-request.ts';
+import { isValidEmail, normaliseEmail } from '../domain/research/email-address.ts';
+import { HINT_FIELDS, MAX_HINT_LENGTH, type ResearchRequest } from '../domain/research/request.ts';
 
 // Control characters (CR/LF among them, the C1 set with NEL, and the Unicode
 // line and paragraph separators) have no place in names or URLs and could

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../domain/errors.ts';
-import type { StatusReply } from '../domain/research-reply.ts';
+import type { StatusReply } from '../domain/research/reply.ts';
 import { hasEnded } from '../db/entities/research-job.ts';
-import { failJob } from '../services/research-jobs.ts';
-import { findJobStatus, type JobStatusRow } from '../services/job-status.ts';
-import { medianCompletionSeconds, remainingSeconds } from '../services/estimates.ts';
+import { failJob } from '../services/research/jobs.ts';
+import { findJobStatus, type JobStatusRow } from '../services/research/job-status.ts';
+import { medianCompletionSeconds, remainingSeconds } from '../services/research/estimates.ts';
 import { cancelResearchWorkflow } from '../lib/research-workflow-client.ts';
 import type { ApiDeps } from './deps.ts';
 

@@ -4,10 +4,10 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { initOrm } from '../db/orm.ts';
 import { JobEndNotifications } from '../db/job-end-notifications.ts';
 import { createStatusPool } from '../db/status-pool.ts';
-import { CompletedReplyCache } from '../services/completed-reply-cache.ts';
-import { KeyAndJobStatusReader } from '../services/job-status.ts';
-import { KeyLastUse } from '../services/key-last-use.ts';
-import { startWorkflowStartRelay } from '../services/workflow-start-relay.ts';
+import { CompletedReplyCache } from '../services/research/completed-reply-cache.ts';
+import { KeyAndJobStatusReader } from '../services/research/job-status.ts';
+import { KeyLastUse } from '../services/accounts/key-last-use.ts';
+import { startWorkflowStartRelay } from '../services/research/workflow-start-relay.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
@@ -20,7 +20,7 @@ import { createMailer } from '../integrations/mail/mailer.ts';
 import { billingFromEnv } from '../integrations/stripe/index.ts';
 import { loadMailConfig } from '../integrations/mail/config.ts';
 import { loadWebhookConfig } from '../integrations/webhooks/config.ts';
-import { createCrm } from '../services/crm.ts';
+import { createCrm } from '../services/crm/crm.ts';
 
 /**
  * Replies run to ~6 KiB: the ~1,400 most recently read completed jobs, the

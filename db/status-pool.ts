@@ -3,7 +3,7 @@ import type { Logger } from '../lib/logger.ts';
 
 /**
  * A plain `pg` pool for the API's hottest statement, the status read (clients
- * poll it; services/job-status.ts batches the polls). MikroORM sends every
+ * poll it; services/research/job-status.ts batches the polls). MikroORM sends every
  * statement as text, parsed and planned again each time; a named statement
  * here is prepared once per connection. Few connections: fewer backends
  * contend less for the cores (`npm run bench`, status part, one statement per

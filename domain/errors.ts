@@ -23,7 +23,7 @@ export const ERROR_STATUS = {
   key_limit_reached: 409,
   product_page_unreadable: 422,
   too_many_attempts: 429,
-  // Billing (services/billing.ts).
+  // Billing (services/billing/billing.ts).
   plan_change_not_allowed: 409,
   billing_not_configured: 503,
   // The CRM integration (api/dashboard/routes/crm.ts).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research-contract.ts';
+import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research/contract.ts';
 import { ConfigError, envVar, parseEnv, type Env } from './env.ts';
 import { loadTemporalConnection, type TemporalConnectionSettings } from './temporal-connection.ts';
 

@@ -4,7 +4,7 @@
 // API, completed in the worker, failed in either (the workflow, the sweeper, or
 // the API's deadline check on read). Sum them over all processes.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ResearchFailure } from '../domain/research-contract.ts';
+import type { ResearchFailure } from '../domain/research/contract.ts';
 
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
@@ -61,7 +61,7 @@ export function countJobEnd(outcome: { status: 'completed' } | { status: 'failed
   if (outcome.isRefunded) jobMetrics.creditsRefunded.inc({ reason: outcome.error });
 }
 
-/** Workflow starts of accepted jobs: the first try (the API's, before its 202), and the relay's for the ones it missed (services/workflow-start-relay.ts). */
+/** Workflow starts of accepted jobs: the first try (the API's, before its 202), and the relay's for the ones it missed (services/research/workflow-start-relay.ts). */
 export const workflowStartMetrics = {
   starts: new Counter({
     name: 'research_workflow_starts_total',

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { SearchAttributeType, WorkflowExecutionAlreadyStartedError, defineSearchAttributeKey } from '@temporalio/common';
-import { RESEARCH_WORKFLOW_TYPE, type ResearchWorkflowInput } from '../domain/research-contract.ts';
+import { RESEARCH_WORKFLOW_TYPE, type ResearchWorkflowInput } from '../domain/research/contract.ts';
 
 const ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('ResearchAccountId', SearchAttributeType.KEYWORD);
 
@@ -12,7 +12,7 @@ const LAST_RESORT_MARGIN_MS = 60_000;
  * Starts a job's workflow (id = research id), bounded by `timeoutMs` so that a
  * caller never hangs on an unreachable Temporal. A workflow of that id that
  * exists, or existed, counts as started: a job's workflow runs once, however
- * often the API and the relay (services/workflow-start-relay.ts) start it.
+ * often the API and the relay (services/research/workflow-start-relay.ts) start it.
  */
 export async function startResearchWorkflow(
   client: Client,

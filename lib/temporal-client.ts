@@ -6,7 +6,7 @@ import { CONNECT_TIMEOUT_MS, connectAtStart, connectionOptions } from './tempora
  * gRPC waits ever longer between reconnection attempts (1 s × 1.6ⁿ, up to
  * 120 s): after a 20-second Temporal outage the next attempt came about 6 s
  * after the server was back, and the workflow starts of the jobs accepted
- * meanwhile (services/workflow-start-relay.ts) waited for it. One attempt a
+ * meanwhile (services/research/workflow-start-relay.ts) waited for it. One attempt a
  * second at most keeps the relay's delay near its own one-second interval.
  */
 const MAX_RECONNECT_BACKOFF_MS = 1_000;

@@ -5,8 +5,8 @@ import type { Orm } from '../db/orm.ts';
 import type { WorkerSlots } from '../lib/config.ts';
 import type { WorkerVersioning } from './versioning.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createCrm } from '../services/crm.ts';
-import { crmTaskQueue, reconcileAllCrmSchedules } from '../services/crm-schedules.ts';
+import { createCrm } from '../services/crm/crm.ts';
+import { crmTaskQueue, reconcileAllCrmSchedules } from '../services/crm/schedules.ts';
 import { createMaintenanceWorker } from './maintenance-worker.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createMailOutboxActivities, type MailOutboxDeps } from '../activities/mail-outbox.ts';
-import { MAIL_OUTBOX_WORKFLOW_TYPE, mailOutboxWorkflowId, mailTaskQueue } from '../domain/mail-outbox-contract.ts';
-import { MAIL_OUTBOX_SEARCH_ATTRIBUTES } from '../services/mail-outbox.ts';
+import { MAIL_OUTBOX_WORKFLOW_TYPE, mailOutboxWorkflowId, mailTaskQueue } from '../domain/mail/outbox-contract.ts';
+import { MAIL_OUTBOX_SEARCH_ATTRIBUTES } from '../services/mail/outbox.ts';
 import { divisionOf, ensureSchedule } from '../lib/temporal-schedules.ts';
 import { createMaintenanceWorker } from './maintenance-worker.ts';
 import type { WorkerVersioning } from './versioning.ts';

@@ -1,5 +1,5 @@
 import { ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
-import { PURGE_SCHEDULE_TIME_UTC, PURGE_WORKFLOW_TYPE, type PurgeInput } from '../domain/retention.ts';
+import { PURGE_SCHEDULE_TIME_UTC, PURGE_WORKFLOW_TYPE, type PurgeInput } from '../domain/retention/retention.ts';
 import { ensureSchedule } from '../lib/temporal-schedules.ts';
 import { sweepTaskQueue } from './sweep-schedule.ts';
 

@@ -3,7 +3,7 @@ import type { Workflow } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createPurgeActivities, type PurgeDeps } from '../activities/purge.ts';
 import { createStaleJobActivities, type StaleJobDeps } from '../activities/stale-jobs.ts';
-import { MAINTENANCE_DIVISION, SWEEP_WORKFLOW_TYPE } from '../domain/research-contract.ts';
+import { MAINTENANCE_DIVISION, SWEEP_WORKFLOW_TYPE } from '../domain/research/contract.ts';
 import { DIVISION, divisionOf, ensureSchedule } from '../lib/temporal-schedules.ts';
 import { createMaintenanceWorker } from './maintenance-worker.ts';
 import type { WorkerVersioning } from './versioning.ts';

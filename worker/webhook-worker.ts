@@ -1,6 +1,6 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from '../activities/webhook-delivery.ts';
-import { webhookTaskQueue } from '../domain/webhook-contract.ts';
+import { webhookTaskQueue } from '../domain/webhooks/contract.ts';
 import type { WorkerSlots } from '../lib/config.ts';
 import type { WorkerVersioning } from './versioning.ts';
 

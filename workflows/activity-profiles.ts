@@ -1,5 +1,5 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
-import { FAILURE_TYPES } from '../domain/research-contract.ts';
+import { FAILURE_TYPES } from '../domain/research/contract.ts';
 
 // Named activity option profiles (docs/architecture.md#activity-option-profiles-and-failure-types), every field spelled out.
 

@@ -1,11 +1,11 @@
 import { ApplicationFailure, CancellationScope, condition, isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { RESEARCH_DEADLINE_MS } from '../domain/research-contract.ts';
-import { CRM_CONTACTS_IN_FLIGHT, type FanoutItemOutcome } from '../domain/research-fanout.ts';
+import { RESEARCH_DEADLINE_MS } from '../domain/research/contract.ts';
+import { CRM_CONTACTS_IN_FLIGHT, type FanoutItemOutcome } from '../domain/research/fanout.ts';
 import type { CrmActivities } from '../activities/crm-sync.ts';
-import { emptySkipCounts, type CandidateVerdict } from '../domain/crm.ts';
+import { emptySkipCounts, type CandidateVerdict } from '../domain/crm/crm.ts';
 import {
   CRM_FAILURE_TYPES, CRM_RUN_CONTACTS_IN_FLIGHT, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult,
-} from '../domain/crm-sync-contract.ts';
+} from '../domain/crm/sync-contract.ts';
 import { crmDatabase, crmHubSpot } from './activity-profiles.ts';
 import { researchFanout } from './research-fanout.ts';
 import { loggedError } from '../domain/logged-error.ts';
@@ -75,7 +75,7 @@ export async function crmSyncWorkflow(input: CrmSyncInput): Promise<CrmSyncResul
 
 /**
  * The CRM worker's queue is the research queue with `-crm` appended
- * (services/crm-schedules.ts `crmTaskQueue`); the contacts' research runs on
+ * (services/crm/schedules.ts `crmTaskQueue`); the contacts' research runs on
  * the research queue beside every other job.
  */
 const researchTaskQueueOf = (crmTaskQueue: string) => crmTaskQueue.replace(/-crm$/, '');

@@ -1,9 +1,9 @@
 import { isCancellation, log, patched } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { EnrichmentPart, EnrichmentRunner } from '../domain/enrichment-chains.ts';
+import type { EnrichmentPart, EnrichmentRunner } from '../domain/enrichment/chains.ts';
 import { loggedError } from '../domain/logged-error.ts';
 
-export type { CompanyState, PersonPostsState, PersonState } from '../domain/enrichment-chains.ts';
+export type { CompanyState, PersonPostsState, PersonState } from '../domain/enrichment/chains.ts';
 
 /**
  * A company that no company endpoint knows is taken from the person's record of

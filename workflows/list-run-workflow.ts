@@ -1,7 +1,7 @@
 import { continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ListActivities } from '../activities/lists.ts';
-import type { ListRunInput } from '../domain/lists.ts';
-import { LIST_ITEMS_IN_FLIGHT } from '../domain/research-fanout.ts';
+import type { ListRunInput } from '../domain/lists/lists.ts';
+import { LIST_ITEMS_IN_FLIGHT } from '../domain/research/fanout.ts';
 import { researchFanout } from './research-fanout.ts';
 import { dbWrite } from './activity-profiles.ts';
 

@@ -1,6 +1,6 @@
 import { continueAsNew, defineSignal, proxyActivities, setHandler, type ActivityOptions } from '@temporalio/workflow';
 import type { MailOutboxActivities } from '../activities/mail-outbox.ts';
-import { MAIL_QUEUED_SIGNAL, type MailOutboxPass } from '../domain/mail-outbox-contract.ts';
+import { MAIL_QUEUED_SIGNAL, type MailOutboxPass } from '../domain/mail/outbox-contract.ts';
 
 /**
  * One pass sends up to 100 mails over SMTP. SMTP down or answering 4yz is

@@ -1,5 +1,5 @@
-import type { InsightsInput, InsightsResult } from '../domain/insights.ts';
-import type { CompanyOutcome, ProspectOutcome, ResearchOutcome, ResearchPlan } from '../domain/research-pipeline.ts';
+import type { InsightsInput, InsightsResult } from '../domain/research/insights.ts';
+import type { CompanyOutcome, ProspectOutcome, ResearchOutcome, ResearchPlan } from '../domain/research/pipeline.ts';
 import type { CompanyState, PersonPostsState, PersonState } from './enrichment-steps.ts';
 
 /**

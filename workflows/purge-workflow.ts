@@ -1,12 +1,12 @@
 import { continueAsNew, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { PurgeStepInput } from '../activities/purge.ts';
-import { PURGE_BATCH_SIZE, addPurgeCounts, noPurgeCounts, type PurgeBatch, type PurgeInput, type PurgeReport } from '../domain/retention.ts';
+import { PURGE_BATCH_SIZE, addPurgeCounts, noPurgeCounts, type PurgeBatch, type PurgeInput, type PurgeReport } from '../domain/retention/retention.ts';
 
 /**
  * One bounded purge step: up to a batch of rows and as many history deletions
  * on the Temporal server. Retried through a database or Temporal restart; a
- * step cut off half-way is finished by its retry (services/retention.ts).
+ * step cut off half-way is finished by its retry (services/retention/purge.ts).
  */
 const purgeStep: ActivityOptions = {
   startToCloseTimeout: '5 minutes',

@@ -5,7 +5,7 @@ import { SearchAttributeType, WorkflowExecutionAlreadyStartedError, defineSearch
 import type { FanoutActivities } from '../activities/research-fanout.ts';
 import type {
   FanoutItem, FanoutItemOutcome, FanoutJobRecord, FanoutOptions, FanoutOwner, FanoutResult,
-} from '../domain/research-fanout.ts';
+} from '../domain/research/fanout.ts';
 import type { researchWorkflow } from './research-workflow.ts';
 import { loggedError } from '../domain/logged-error.ts';
 

@@ -9,10 +9,10 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { PROGRESS_QUERY, type ResearchProgress, type ResearchWorkflowInput } from '../domain/research-contract.ts';
-import { hasNothingToFetch, isFullCacheHit } from '../domain/cache-flags.ts';
-import type { ResearchPlan } from '../domain/research-pipeline.ts';
-import { enrichParts, type EnrichedParts } from '../domain/enrichment-chains.ts';
+import { PROGRESS_QUERY, type ResearchProgress, type ResearchWorkflowInput } from '../domain/research/contract.ts';
+import { hasNothingToFetch, isFullCacheHit } from '../domain/enrichment/cache-flags.ts';
+import type { ResearchPlan } from '../domain/research/pipeline.ts';
+import { enrichParts, type EnrichedParts } from '../domain/enrichment/chains.ts';
 import { dbLocal, dbWrite, lookupCall, modelCall, providerCall } from './activity-profiles.ts';
 import { perPartRunner } from './enrichment-steps.ts';
 import { buildOutcome, insightsInputFor } from './outcome.ts';

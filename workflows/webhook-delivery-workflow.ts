@@ -1,6 +1,6 @@
 import { proxyActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { WebhookDeliveryActivities } from '../activities/webhook-delivery.ts';
-import { nextAttemptDelayMs, WEBHOOK_FAILURE_TYPES, WEBHOOK_RETRY, type DeliveryOutcome, type WebhookDeliveryOptions } from '../domain/webhook-contract.ts';
+import { nextAttemptDelayMs, WEBHOOK_FAILURE_TYPES, WEBHOOK_RETRY, type DeliveryOutcome, type WebhookDeliveryOptions } from '../domain/webhooks/contract.ts';
 
 /**
  * Each attempt has 15 s for its answer (inside the activity) and 30 s in all;

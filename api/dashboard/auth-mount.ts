@@ -2,7 +2,7 @@ import { fromNodeHeaders } from 'better-auth/node';
 import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../domain/errors.ts';
-import { admitSignInAttempt } from '../../services/sign-in-attempts.ts';
+import { admitSignInAttempt } from '../../services/accounts/sign-in-attempts.ts';
 import { MAX_BODY_BYTES } from '../read-json-body.ts';
 import type { RequestState } from '../deps.ts';
 import { AUTH_BASE_PATH, CLIENT_ADDRESS_HEADER, type DashboardAuth } from './auth.ts';

@@ -1,7 +1,7 @@
 import { betterAuth, type BetterAuthOptions } from 'better-auth';
 import { APIError, createAuthMiddleware } from 'better-auth/api';
 import type pg from 'pg';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/dashboard.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/dashboard/schemas.ts';
 import type { Mailer } from '../../integrations/mail/mailer.ts';
 import { resetPasswordEmail } from '../../integrations/mail/templates/reset-password.ts';
 import { verifyEmail } from '../../integrations/mail/templates/verify-email.ts';

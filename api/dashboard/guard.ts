@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import type { IAccount } from '../../db/entities/account.ts';
 import { AppError } from '../../domain/errors.ts';
-import { findAccountOfUser } from '../../services/account-owners.ts';
+import { findAccountOfUser } from '../../services/accounts/owners.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { RequestState } from '../deps.ts';
 import type { DashboardAuth } from './auth.ts';

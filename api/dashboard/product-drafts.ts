@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.ts';
-import type { ProductContext } from '../../domain/product-context.ts';
+import type { ProductContext } from '../../domain/research/product-context.ts';
 import {
   createAiClient,
   createAiConfig,

@@ -7,10 +7,10 @@ import { readJsonBody } from '../read-json-body.ts';
 import { parseResearchRequest } from '../research-request-parser.ts';
 import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
-import { submitResearchJob } from '../../services/research-jobs.ts';
-import { startRecordedJobNow } from '../../services/workflow-start-relay.ts';
-import { DEFAULT_ESTIMATE_SECONDS, estimateForNewJob } from '../../services/estimates.ts';
-import { nudgeMailOutbox } from '../../services/mail-outbox.ts';
+import { submitResearchJob } from '../../services/research/jobs.ts';
+import { startRecordedJobNow } from '../../services/research/workflow-start-relay.ts';
+import { DEFAULT_ESTIMATE_SECONDS, estimateForNewJob } from '../../services/research/estimates.ts';
+import { nudgeMailOutbox } from '../../services/mail/outbox.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -41,7 +41,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     const { job } = submission;
     // Accepted once committed: its workflow is started now (also for a replayed
     // request whose API died before starting it), or, when Temporal does not
-    // answer in time, by the relay (services/workflow-start-relay.ts). The
+    // answer in time, by the relay (services/research/workflow-start-relay.ts). The
     // estimate is read meanwhile; the job is accepted even if that read fails.
     const isWaitingForWorkflow = job.status === 'queued' && job.workflowStartedAt === null;
     const [, estimatedSeconds] = await Promise.all([

@@ -2,9 +2,9 @@ import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import Stripe from 'stripe';
 import { AppError } from '../../domain/errors.ts';
-import { applyStripeEvent, type PaymentFailedNotifier } from '../../services/billing-sync.ts';
-import { paymentFailedNotifier } from '../../services/billing-mail.ts';
-import { nudgeMailOutbox } from '../../services/mail-outbox.ts';
+import { applyStripeEvent, type PaymentFailedNotifier } from '../../services/billing/stripe-sync.ts';
+import { paymentFailedNotifier } from '../../services/billing/mail.ts';
+import { nudgeMailOutbox } from '../../services/mail/outbox.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
 
 export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';

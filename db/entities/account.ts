@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { PLAN_NAMES } from '../../domain/plans.ts';
-import { LANGUAGES } from '../../domain/languages.ts';
+import { PLAN_NAMES } from '../../domain/billing/plans.ts';
+import { LANGUAGES } from '../../domain/research/languages.ts';
 
 export const Account = defineEntity({
   name: 'Account',
@@ -28,7 +28,7 @@ export const Account = defineEntity({
     /** Usage alert e-mails at 75 % and 95 % (docs/mail.md#usage-alerts): on by default, off in preferences. */
     usageAlertsEnabled: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
-    /** The owner asked to delete the account: its keys are revoked, sign-in refused (services/account-deletion.ts). */
+    /** The owner asked to delete the account: its keys are revoked, sign-in refused (services/accounts/deletion.ts). */
     deletionRequestedAt: p.datetime().nullable(),
     /** The daily purge deleted everything of the account; the row stays as a tombstone without personal data. */
     deletedAt: p.datetime().nullable(),

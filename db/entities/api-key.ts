@@ -15,7 +15,7 @@ export const ApiKey = defineEntity({
     displayPrefix: p.string(),
     createdAt: p.datetime().onCreate(() => new Date()),
     revokedAt: p.datetime().nullable(),
-    /** Written at most once a minute per key (services/key-last-use.ts). */
+    /** Written at most once a minute per key (services/accounts/key-last-use.ts). */
     lastUsedAt: p.datetime().nullable(),
   },
 });

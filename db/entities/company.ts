@@ -1,9 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
-import { LANGUAGES } from '../../domain/languages.ts';
+import { LANGUAGES } from '../../domain/research/languages.ts';
 import { ProductContextRow } from './product-context.ts';
-import type { CompanyProfile, NewsArticle, SocialPost } from '../../domain/enrichment.ts';
-import type { CompanyInsights } from '../../domain/insights.ts';
+import type { CompanyProfile, NewsArticle, SocialPost } from '../../domain/enrichment/enrichment.ts';
+import type { CompanyInsights } from '../../domain/research/insights.ts';
 
 /**
  * The cached company of one (company key, account, product): colleagues at the

@@ -1,9 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
 
-import { CREDIT_ENTRY_KINDS } from '../../domain/dashboard-replies.ts';
+import { CREDIT_ENTRY_KINDS } from '../../domain/dashboard/replies.ts';
 
-export { CREDIT_ENTRY_KINDS, type CreditEntryKind } from '../../domain/dashboard-replies.ts';
+export { CREDIT_ENTRY_KINDS, type CreditEntryKind } from '../../domain/dashboard/replies.ts';
 
 /** Every change of an account's credit balance is one row (docs/decisions.md#credits). */
 export const CreditLedgerEntry = defineEntity({

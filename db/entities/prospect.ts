@@ -1,9 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
-import { LANGUAGES } from '../../domain/languages.ts';
+import { LANGUAGES } from '../../domain/research/languages.ts';
 import { ProductContextRow } from './product-context.ts';
-import type { PersonProfile, SocialPost } from '../../domain/enrichment.ts';
-import type { ProspectInsights } from '../../domain/insights.ts';
+import type { PersonProfile, SocialPost } from '../../domain/enrichment/enrichment.ts';
+import type { ProspectInsights } from '../../domain/research/insights.ts';
 
 /** The cached prospect of one (e-mail, account, product) (docs/api.md#freshness). */
 export const ProspectRow = defineEntity({

@@ -2,10 +2,10 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from './account.ts';
 import { ProductContextRow } from './product-context.ts';
 import { ApiKey } from './api-key.ts';
-import type { ResearchRequest } from '../../domain/research-request.ts';
-import { RESEARCH_JOB_STATUSES } from '../../domain/research-job-status.ts';
+import type { ResearchRequest } from '../../domain/research/request.ts';
+import { RESEARCH_JOB_STATUSES } from '../../domain/research/job-status.ts';
 
-export { RESEARCH_JOB_STATUSES, hasEnded, type ResearchJobStatus } from '../../domain/research-job-status.ts';
+export { RESEARCH_JOB_STATUSES, hasEnded, type ResearchJobStatus } from '../../domain/research/job-status.ts';
 
 export const ResearchJob = defineEntity({
   name: 'ResearchJob',
@@ -22,7 +22,7 @@ export const ResearchJob = defineEntity({
     submittedAt: p.datetime(),
     /**
      * Null from the transaction that records the job until its workflow exists:
-     * the intent to start it, which the relay carries out (services/workflow-start-relay.ts).
+     * the intent to start it, which the relay carries out (services/research/workflow-start-relay.ts).
      */
     workflowStartedAt: p.datetime().nullable(),
     startedAt: p.datetime().nullable(),
@@ -34,7 +34,7 @@ export const ResearchJob = defineEntity({
     requestHash: p.string().nullable(),
     /** Model tokens spent on this job (AI step). */
     modelUsage: p.json<{ calls: number; promptTokens: number; completionTokens: number }>().nullable(),
-    /** When the purge deleted the job's Temporal history (services/retention.ts); the row may outlive it. */
+    /** When the purge deleted the job's Temporal history (services/retention/purge.ts); the row may outlive it. */
     historyDeletedAt: p.datetime().nullable(),
   },
 });

@@ -11,7 +11,7 @@ import { Migration } from '@mikro-orm/migrations';
  * missed and the job itself never waits on a webhook. The body is frozen
  * there too: `data` is the exact text `GET /research-status/{id}` answers for
  * the ended job (api/research-status.ts), so every attempt sends the same bytes.
- * `pg_notify` wakes the worker's dispatcher (services/webhook-dispatch.ts).
+ * `pg_notify` wakes the worker's dispatcher (services/webhooks/dispatch.ts).
  */
 export class Migration20261124233000 extends Migration {
   override name = 'Migration20261124233000';

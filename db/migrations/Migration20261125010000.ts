@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The outbox of workflow starts: a job is recorded with `workflow_started_at`
  * null in the transaction that takes its credit, and the column is set once
- * its workflow exists. The relay (services/workflow-start-relay.ts) starts
+ * its workflow exists. The relay (services/research/workflow-start-relay.ts) starts
  * every queued job still without one, oldest first, through the partial
  * index, which holds only those few rows.
  * Jobs past `queued` are marked started (their workflow ran, or they ended);

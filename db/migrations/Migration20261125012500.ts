@@ -14,7 +14,7 @@ import { Migration } from '@mikro-orm/migrations';
  * became of it (`skipped` with the reason, `pending`, `started` with its job,
  * `not_charged` when cancelled or out of credits). `workflow_started_at` is the
  * intent to start the list's run: null until its workflow exists
- * (services/list-runs.ts starts the ones a crashed API left behind).
+ * (services/lists/runs.ts starts the ones a crashed API left behind).
  */
 export class Migration20261125012500 extends Migration {
   override name = 'Migration20261125012500';

@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { ModelUsage } from '../../domain/insights.ts';
+import type { ModelUsage } from '../../domain/research/insights.ts';
 import type { AiConfig } from './ai-config.ts';
 import { AiUnavailable } from './ai-errors.ts';
 import { repairAnswer, toStrictJsonSchema } from './answer-repair.ts';

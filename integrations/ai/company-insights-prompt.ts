@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CompanyProfile } from '../../domain/enrichment.ts';
-import type { CompanyInsights, InsightsInput } from '../../domain/insights.ts';
-import { COMPANY_LIST_COUNT, DISCOVERY_QUESTION_COUNT } from '../../domain/insights.ts';
+import type { CompanyProfile } from '../../domain/enrichment/enrichment.ts';
+import type { CompanyInsights, InsightsInput } from '../../domain/research/insights.ts';
+import { COMPANY_LIST_COUNT, DISCOVERY_QUESTION_COUNT } from '../../domain/research/insights.ts';
 import type { StructuredRequest } from './ai-client.ts';
 import { zText, zTexts } from './answer-repair.ts';
 import { companyFacts, newsFacts, personFacts, postFacts, productFacts } from './insights-payload.ts';

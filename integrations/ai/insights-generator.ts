@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CompanyInsights, InsightsGenerator, InsightsInput, InsightsResult, ModelUsage, ProspectInsights } from '../../domain/insights.ts';
+import type { CompanyInsights, InsightsGenerator, InsightsInput, InsightsResult, ModelUsage, ProspectInsights } from '../../domain/research/insights.ts';
 import type { AiConfig } from './ai-config.ts';
 import type { AiClient, AiClientOptions, StructuredAnswer } from './ai-client.ts';
 import { createAiClient } from './ai-client.ts';

@@ -1,5 +1,5 @@
-import type { CompanyProfile, NewsArticle, PersonProfile, SocialPost } from '../../domain/enrichment.ts';
-import type { ProductContext } from '../../domain/product-context.ts';
+import type { CompanyProfile, NewsArticle, PersonProfile, SocialPost } from '../../domain/enrichment/enrichment.ts';
+import type { ProductContext } from '../../domain/research/product-context.ts';
 
 // Caps keep one job's prompt bounded whatever a provider returns.
 const MAX_POST_CHARS = 1_500;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { ProductContext } from '../../domain/product-context.ts';
+import type { ProductContext } from '../../domain/research/product-context.ts';
 import type { AiClient } from './ai-client.ts';
 import { zText } from './answer-repair.ts';
 import type { FetchPage } from '../web/page-fetcher.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { InsightsInput, ProspectInsights } from '../../domain/insights.ts';
-import { OPENING_TALK_COUNT } from '../../domain/insights.ts';
-import type { PersonProfile } from '../../domain/enrichment.ts';
+import type { InsightsInput, ProspectInsights } from '../../domain/research/insights.ts';
+import { OPENING_TALK_COUNT } from '../../domain/research/insights.ts';
+import type { PersonProfile } from '../../domain/enrichment/enrichment.ts';
 import type { StructuredRequest } from './ai-client.ts';
 import { zText, zTexts } from './answer-repair.ts';
 import { personFacts, postFacts, productFacts } from './insights-payload.ts';

@@ -1,5 +1,5 @@
-import type { Language } from '../../domain/languages.ts';
-import { LANGUAGE_NAMES } from '../../domain/languages.ts';
+import type { Language } from '../../domain/research/languages.ts';
+import { LANGUAGE_NAMES } from '../../domain/research/languages.ts';
 
 export const UNTRUSTED_OPEN_TAG = '<untrusted_data>';
 export const UNTRUSTED_CLOSE_TAG = '</untrusted_data>';

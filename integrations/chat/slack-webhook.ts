@@ -6,7 +6,7 @@
 // tried again later. The address was checked when it was saved; it is
 // checked again here (a name may resolve elsewhere since).
 import { lookup } from 'node:dns/promises';
-import type { ChatMessage } from '../../domain/crm-messages.ts';
+import type { ChatMessage } from '../../domain/crm/messages.ts';
 import { isPrivateAddress } from '../web/private-address.ts';
 
 export type ChatPostResult =

@@ -2,14 +2,14 @@
 // settings, preview, runs, Schedules, write rules, chat messages and mails
 // are written once against it; HubSpot, Pipedrive and Salesforce each
 // translate it into their own API. Our fields are named by what they are
-// (`status`, `prospect_summary`, …: domain/crm.ts CRM_FIELDS) on this side of
+// (`status`, `prospect_summary`, …: domain/crm/crm.ts CRM_FIELDS) on this side of
 // the boundary; each CRM keeps them under its own keys (HubSpot `pe_<id>_…`
 // properties, Pipedrive's hash keys, Salesforce `Pe_<id>_…__c` fields) and in
 // its own formats (an option id, a date). The portal's own fields that a
 // write rule maps onto, and the lead score, are named by the CRM's keys, as
 // the CRM's metadata lists them.
-import type { CrmField } from '../../domain/crm.ts';
-import type { MappableProperty } from '../../domain/crm-write-rules.ts';
+import type { CrmField } from '../../domain/crm/fields.ts';
+import type { MappableProperty } from '../../domain/crm/write-rules.ts';
 
 export const CRM_PROVIDERS = ['hubspot', 'pipedrive', 'salesforce'] as const;
 export type CrmProvider = (typeof CRM_PROVIDERS)[number];
@@ -75,7 +75,7 @@ export interface AccessTokenSource {
  * A CRM's short limits, each a window of calls (HubSpot 10 s and its
  * search second, Pipedrive's 2-second bursts, Salesforce's concurrent long
  * requests apart): one budget per connected portal, shared by every process
- * (services/crm-portal-budget.ts).
+ * (services/crm/portal-budget.ts).
  */
 export interface BudgetWindow {
   windowMs: number;
@@ -192,7 +192,7 @@ export interface CrmAdapter {
 
 /**
  * Where a CRM whose field keys are its own choice (Pipedrive's hash keys)
- * keeps ours per connection and product (services/crm-field-keys.ts); CRMs
+ * keeps ours per connection and product (services/crm/field-keys.ts); CRMs
  * whose keys follow from the product (HubSpot, Salesforce) do not use it.
  */
 export interface OwnFieldKeyStore {

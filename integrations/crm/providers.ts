@@ -1,7 +1,7 @@
 // Each configured CRM as the services see it: its OAuth, its budget windows,
 // its default lead score, the adapter for a connection, and a record's link
 // for runs stored before (the one module that knows every CRM).
-import { hubspotContactUrl } from '../../domain/crm.ts';
+import { hubspotContactUrl } from '../../domain/crm/crm.ts';
 import { createHubSpotAdapter, HUBSPOT_DEFAULT_SCORE_FIELD } from '../hubspot/adapter.ts';
 import { hubspotBudgetWindows } from '../hubspot/budget.ts';
 import { createHubSpotCrm } from '../hubspot/crm-client.ts';

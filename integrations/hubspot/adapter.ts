@@ -4,7 +4,8 @@
 // reads go through HubSpot's batch endpoints, 100 inputs a call
 // (docs/crm.md#batch-writes). The calls themselves, their retries and the
 // portal's budget are the client's (crm-client.ts).
-import { crmGroupName, crmPropertyName, CRM_FIELDS, CRM_STATUS_VALUES, hubspotContactUrl, type CrmField } from '../../domain/crm.ts';
+import { hubspotContactUrl } from '../../domain/crm/crm.ts';
+import { crmGroupName, crmPropertyName, CRM_FIELDS, CRM_STATUS_VALUES, type CrmField } from '../../domain/crm/fields.ts';
 import type { CandidateQuery, CrmAdapter, CrmContact, OwnValues } from '../crm/adapter.ts';
 import type { HubSpotCrm, SearchInput } from './crm-client.ts';
 import { HubSpotRejected } from './errors.ts';

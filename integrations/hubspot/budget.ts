@@ -3,7 +3,7 @@
 // (developers.hubspot.com/docs/developer-tooling/platform/usage-guidelines).
 // The SDK has no limiter unless told, and its limiter is one per process for
 // every portal, so the client takes every call from the portal's budget
-// shared by every process (services/crm-portal-budget.ts) and reports every
+// shared by every process (services/crm/portal-budget.ts) and reports every
 // 429 to it (docs/crm.md#rate-limits).
 import type { BudgetWindow } from '../crm/adapter.ts';
 

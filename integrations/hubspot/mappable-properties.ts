@@ -6,7 +6,7 @@
 // calculated), an id (unique values, another record's id), a hidden or
 // archived one, the e-mail (a contact's identity: we never merge contacts),
 // or a product's own `pe_` property (always written by its own run).
-import type { MappableProperty } from '../../domain/crm-write-rules.ts';
+import type { MappableProperty } from '../../domain/crm/write-rules.ts';
 import type { PropertyMetadata } from './score-properties.ts';
 
 export function canBeMapped(property: PropertyMetadata): boolean {

@@ -4,7 +4,7 @@
 // saved filters and notes through API v1, where v2 has no such calls yet.
 // Our fields' hash keys are Pipedrive's choice: they are kept per connection
 // and product in the OwnFieldKeyStore.
-import type { CrmField } from '../../domain/crm.ts';
+import type { CrmField } from '../../domain/crm/fields.ts';
 import type {
   AccessTokenSource, CandidatePage, CandidateQuery, ContactWrite, CrmAdapter, CrmCallBudget, CrmConnectionRef, CrmContact, NoteInput, OwnFieldKeyStore,
 } from '../crm/adapter.ts';

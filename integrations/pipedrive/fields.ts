@@ -5,8 +5,8 @@
 // what a person's `custom_fields` is keyed by in API v2), a `field_type` and,
 // for enum fields, `options` of `{ id, label }` (a value is the option's id).
 // Pure: the adapter maps through these functions.
-import { CRM_FIELDS, CRM_STATUS_VALUES, type CrmField } from '../../domain/crm.ts';
-import type { MappableProperty } from '../../domain/crm-write-rules.ts';
+import { CRM_FIELDS, CRM_STATUS_VALUES, type CrmField } from '../../domain/crm/fields.ts';
+import type { MappableProperty } from '../../domain/crm/write-rules.ts';
 import type { OwnValues } from '../crm/adapter.ts';
 import { CrmRejected } from '../crm/errors.ts';
 

@@ -5,7 +5,7 @@
 // name, the oldest (lowest id) and deletes the others, so all of them settle
 // on the same keys. Making fields takes the `admin` scope and an admin user
 // (v1 OpenAPI `addPersonField`): otherwise the admin's steps come back.
-import { CRM_FIELDS, type CrmField } from '../../domain/crm.ts';
+import { CRM_FIELDS, type CrmField } from '../../domain/crm/fields.ts';
 import type { OwnFieldKeyStore, OwnFieldsState } from '../crm/adapter.ts';
 import { CrmRejected } from '../crm/errors.ts';
 import { pipedriveApi, type PipedriveClient } from './client.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { displayPlace, displayTitle, joinPlace } from '../../domain/display-text.ts';
-import type { CompanyProfile, CompanyQuery, PersonProfile, PersonQuery } from '../../domain/enrichment.ts';
+import { displayPlace, displayTitle, joinPlace } from '../../domain/enrichment/display-text.ts';
+import type { CompanyProfile, CompanyQuery, PersonProfile, PersonQuery } from '../../domain/enrichment/enrichment.ts';
 import type { ProviderEndpoint } from './config.ts';
 import { requestJson, retryAfterMs, type HttpDeps, type ProviderFailureKind, type RateLimitReset } from './http.ts';
 import { canonicalProfileUrl, fullDate, num, parseReply, text, tolerantList, bool, websiteUrl } from './reply-parsing.ts';

@@ -7,7 +7,7 @@ import type {
   PersonProfile,
   PersonQuery,
   SocialPost,
-} from '../../domain/enrichment.ts';
+} from '../../domain/enrichment/enrichment.ts';
 
 /**
  * The provider port of the research pipeline: one method per enrichment part.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NewsArticle } from '../../domain/enrichment.ts';
+import type { NewsArticle } from '../../domain/enrichment/enrichment.ts';
 import type { ProviderEndpoint } from './config.ts';
 import { requestJson, type HttpDeps, type ProviderFailureKind } from './http.ts';
 import { parseReply, requiredList, text } from './reply-parsing.ts';

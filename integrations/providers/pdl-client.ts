@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { displayPlace, displayTitle } from '../../domain/display-text.ts';
-import type { CompanyProfile, CompanyQuery, DecisionMakerProfile, PersonProfile, PersonQuery } from '../../domain/enrichment.ts';
+import { displayPlace, displayTitle } from '../../domain/enrichment/display-text.ts';
+import type { CompanyProfile, CompanyQuery, DecisionMakerProfile, PersonProfile, PersonQuery } from '../../domain/enrichment/enrichment.ts';
 import type { ProviderEndpoint } from './config.ts';
 import { requestJson, type HttpDeps, type RateLimitReset } from './http.ts';
 import { canonicalProfileUrl, domainOf, fullDate, parseReply, requiredList, text, num, websiteUrl } from './reply-parsing.ts';

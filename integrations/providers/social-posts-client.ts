@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SocialPost } from '../../domain/enrichment.ts';
+import type { SocialPost } from '../../domain/enrichment/enrichment.ts';
 import type { ProviderEndpoint } from './config.ts';
 import { requestJson, type HttpDeps } from './http.ts';
 import { parseReply, requiredList, text } from './reply-parsing.ts';

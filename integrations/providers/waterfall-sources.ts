@@ -1,4 +1,4 @@
-import type { CompanyProfile, PersonProfile } from '../../domain/enrichment.ts';
+import type { CompanyProfile, PersonProfile } from '../../domain/enrichment/enrichment.ts';
 import { createApolloClient, APOLLO_APIS } from './apollo-client.ts';
 import type { ProviderConfig } from './config.ts';
 import type { EnrichmentSources } from './enrichment-sources.ts';

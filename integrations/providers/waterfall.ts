@@ -1,4 +1,4 @@
-import type { Lookup } from '../../domain/enrichment.ts';
+import type { Lookup } from '../../domain/enrichment/enrichment.ts';
 import { PROVIDER_UNAVAILABLE, ProviderError, type ProviderLogger } from './http.ts';
 
 /** One provider API tried in a waterfall. */

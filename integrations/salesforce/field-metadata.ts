@@ -10,7 +10,7 @@
 //   text, which holds HTML) or a number (double, int) that the user may edit:
 //   never a formula, a unique or external id, the e-mail (a contact's
 //   identity: we never merge contacts), nor a product's own Pe_ field.
-import type { MappableProperty } from '../../domain/crm-write-rules.ts';
+import type { MappableProperty } from '../../domain/crm/write-rules.ts';
 import { isOwnFieldName } from './fields.ts';
 
 export interface DescribeField {

@@ -4,7 +4,7 @@
 // runs filter on the status picklist, never on a text), industry and
 // employees Text (255), Enriched At a Date/Time. Values cross the adapter
 // as plain strings; Salesforce answers dateTimes as `2024-05-01T10:00:00.000+0000`.
-import { CRM_FIELDS, CRM_STATUS_VALUES, type CrmField } from '../../domain/crm.ts';
+import { CRM_FIELDS, CRM_STATUS_VALUES, type CrmField } from '../../domain/crm/fields.ts';
 import type { OwnValues } from '../crm/adapter.ts';
 
 const API_NAMES: Record<CrmField, string> = {

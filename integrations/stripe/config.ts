@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, envVar, parseEnv, type Env } from '../../lib/env.ts';
-import type { PlanName } from '../../domain/plans.ts';
+import type { PlanName } from '../../domain/billing/plans.ts';
 
 export type PaidPlanName = Exclude<PlanName, 'free'>;
 export const PAID_PLANS: readonly PaidPlanName[] = ['starter', 'growth', 'scale'];

@@ -1,4 +1,4 @@
-import type { Language } from '../../domain/languages.ts';
+import type { Language } from '../../domain/research/languages.ts';
 import { PHRASEBOOKS, type WriterFacts } from './phrasebooks/index.ts';
 import type { FieldWriter } from './schema-filler.ts';
 import { descriptionInEnglish, titleInEnglish } from './translations.ts';

@@ -1,5 +1,5 @@
-import type { Language } from '../../domain/languages.ts';
-import { LANGUAGE_NAMES, LANGUAGES } from '../../domain/languages.ts';
+import type { Language } from '../../domain/research/languages.ts';
+import { LANGUAGE_NAMES, LANGUAGES } from '../../domain/research/languages.ts';
 import { createFieldWriter } from './answer-writer.ts';
 import type { ChatMessage, ChatRequest } from './chat-request.ts';
 import { fillSchema, type WrongSize } from './schema-filler.ts';

@@ -1,5 +1,5 @@
-import type { Language } from '../../domain/languages.ts';
-import { LANGUAGES } from '../../domain/languages.ts';
+import type { Language } from '../../domain/research/languages.ts';
+import { LANGUAGES } from '../../domain/research/languages.ts';
 
 // Job titles the sandbox provider world uses, and their usual English form.
 const TITLES: Record<string, string> = {

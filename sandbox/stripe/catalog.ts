@@ -3,7 +3,7 @@
 // Shape: the Price object, stripe/openapi openapi/fixtures3.json `resources.price`.
 
 import { SANDBOX_PRICE_IDS } from '../../integrations/stripe/config.ts';
-import { PLANS } from '../../domain/plans.ts';
+import { PLANS } from '../../domain/billing/plans.ts';
 
 export interface SandboxPrice {
   id: string;

@@ -1,6 +1,6 @@
 // The admin command's commands, their flags and their usage (scripts/admin.ts runs them).
-import { LANGUAGES } from '../../domain/languages.ts';
-import { PLAN_NAMES } from '../../domain/plans.ts';
+import { LANGUAGES } from '../../domain/research/languages.ts';
+import { PLAN_NAMES } from '../../domain/billing/plans.ts';
 import type { CommandSpec } from './admin-cli.ts';
 
 const str = { type: 'string' } as const;

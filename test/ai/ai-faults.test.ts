@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OPENING_TALK_COUNT } from '../../domain/insights.ts';
+import { OPENING_TALK_COUNT } from '../../domain/research/insights.ts';
 import { startModelSandbox, type ModelSandbox } from '../../sandbox/model/model-sandbox.ts';
 import { insightsInput, sandboxGenerator } from './ai-fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
-import type { InsightsInput } from '../../domain/insights.ts';
-import type { Language } from '../../domain/languages.ts';
-import type { SocialPost } from '../../domain/enrichment.ts';
+import type { InsightsInput } from '../../domain/research/insights.ts';
+import type { Language } from '../../domain/research/languages.ts';
+import type { SocialPost } from '../../domain/enrichment/enrichment.ts';
 import { createAiConfig } from '../../integrations/ai/ai-config.ts';
 import { createInsightsGenerator } from '../../integrations/ai/insights-generator.ts';
 import type { ModelSandbox } from '../../sandbox/model/model-sandbox.ts';

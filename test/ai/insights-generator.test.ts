@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { COMPANY_LIST_COUNT, DISCOVERY_QUESTION_COUNT, OPENING_TALK_COUNT } from '../../domain/insights.ts';
+import { COMPANY_LIST_COUNT, DISCOVERY_QUESTION_COUNT, OPENING_TALK_COUNT } from '../../domain/research/insights.ts';
 import { startModelSandbox, type ModelSandbox } from '../../sandbox/model/model-sandbox.ts';
 import { insightsInput, judgeLanguage, post, sandboxGenerator } from './ai-fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGE_NAMES, LANGUAGES } from '../../domain/languages.ts';
+import { LANGUAGE_NAMES, LANGUAGES } from '../../domain/research/languages.ts';
 import { startModelSandbox, type ModelSandbox } from '../../sandbox/model/model-sandbox.ts';
 import { insightsInput, judgeLanguage, sandboxGenerator } from './ai-fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.ts';
-import { failJob } from '../../services/research-jobs.ts';
-import { nudgeMailOutbox, outboxMessageId } from '../../services/mail-outbox.ts';
+import { failJob } from '../../services/research/jobs.ts';
+import { nudgeMailOutbox, outboxMessageId } from '../../services/mail/outbox.ts';
 import { startTestMailOutboxWorker, startTestMailSandbox, type TestMailOutboxWorker, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

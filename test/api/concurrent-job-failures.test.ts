@@ -4,8 +4,8 @@
 // the account row when it writes the webhook deliveries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWebhookConfig } from '../../integrations/webhooks/config.ts';
-import { failJob } from '../../services/research-jobs.ts';
-import { createEndpoint } from '../../services/webhooks.ts';
+import { failJob } from '../../services/research/jobs.ts';
+import { createEndpoint } from '../../services/webhooks/webhooks.ts';
 import { checkInvariants } from '../../scripts/lib/chaos/invariants.ts';
 import pg from 'pg';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

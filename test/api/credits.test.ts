@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changePlan } from '../../services/accounts.ts';
-import { failJob } from '../../services/research-jobs.ts';
+import { changePlan } from '../../services/accounts/accounts.ts';
+import { failJob } from '../../services/research/jobs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;

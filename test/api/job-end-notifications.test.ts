@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobEndNotifications } from '../../db/job-end-notifications.ts';
-import { failJob } from '../../services/research-jobs.ts';
+import { failJob } from '../../services/research/jobs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 // `?wait` long polls sleep until PostgreSQL announces their job's end

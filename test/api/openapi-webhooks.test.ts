@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failJob } from '../../services/research-jobs.ts';
-import { createEndpoint, enqueueTestEvent } from '../../services/webhooks.ts';
+import { failJob } from '../../services/research/jobs.ts';
+import { createEndpoint, enqueueTestEvent } from '../../services/webhooks/webhooks.ts';
 import { schemaMismatches } from '../helpers/json-schema.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startTestWebhooks, WEBHOOK_TEST_ENV, type TestWebhooks } from '../helpers/webhook-delivery.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ZAccepted, ZCompletedStatus, ZRunningStatus } from '../../domain/research-reply.ts';
+import { ZAccepted, ZCompletedStatus, ZRunningStatus } from '../../domain/research/reply.ts';
 import { personPosts } from '../../sandbox/provider-world/posts-and-news.ts';
-import { revokeApiKey } from '../../services/api-keys.ts';
+import { revokeApiKey } from '../../services/accounts/api-keys.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;

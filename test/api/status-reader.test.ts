@@ -1,12 +1,12 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStatusPool, type StatusPool } from '../../db/status-pool.ts';
-import { revokeApiKey } from '../../services/api-keys.ts';
-import { CompletedReplyCache } from '../../services/completed-reply-cache.ts';
-import { KeyAndJobStatusReader, type KeyAndJobStatus } from '../../services/job-status.ts';
+import { revokeApiKey } from '../../services/accounts/api-keys.ts';
+import { CompletedReplyCache } from '../../services/research/completed-reply-cache.ts';
+import { KeyAndJobStatusReader, type KeyAndJobStatus } from '../../services/research/job-status.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Status polls that arrive together share one statement (services/job-status.ts);
+// Status polls that arrive together share one statement (services/research/job-status.ts);
 // each must still be answered for its own key and id, by the database.
 
 let stack: TestStack;

@@ -3,9 +3,9 @@ import { pino } from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Orm } from '../../db/orm.ts';
-import { createAccount } from '../../services/accounts.ts';
-import { claimUnstartedJobs, markWorkflowsStarted, recordResearchJob } from '../../services/workflow-start-outbox.ts';
-import { startJobWorkflow, startWorkflowStartRelay } from '../../services/workflow-start-relay.ts';
+import { createAccount } from '../../services/accounts/accounts.ts';
+import { claimUnstartedJobs, markWorkflowsStarted, recordResearchJob } from '../../services/research/workflow-start-outbox.ts';
+import { startJobWorkflow, startWorkflowStartRelay } from '../../services/research/workflow-start-relay.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 
 // The outbox of workflow starts on its own: a fresh database with no API or

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { billingCycleAt, cycleShareLeft } from '../../domain/billing-cycle.ts';
-import { PLANS } from '../../domain/plans.ts';
-import { billingOverview, cancelSubscription, cancelSubscriptionNow, portalUrl, revokePendingChange, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing.ts';
+import { billingCycleAt, cycleShareLeft } from '../../domain/billing/cycle.ts';
+import { PLANS } from '../../domain/billing/plans.ts';
+import { billingOverview, cancelSubscription, cancelSubscriptionNow, portalUrl, revokePendingChange, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing/billing.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from './billing-stack.ts';
 
 // The Billing page's operations against the Stripe stand-in, with the real

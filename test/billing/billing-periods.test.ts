@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billingCycleAt } from '../../domain/billing-cycle.ts';
+import { billingCycleAt } from '../../domain/billing/cycle.ts';
 import { addMonths, periodAfter, prorationLines } from '../../sandbox/stripe/periods.ts';
 
 // The stand-in's periods (Stripe's documented billing_cycle_anchor rule) and our

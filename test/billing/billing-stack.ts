@@ -4,7 +4,7 @@ import type { IAccount } from '../../db/entities/account.ts';
 import { billingFromEnv, type StripeBilling } from '../../integrations/stripe/index.ts';
 import { startStripeSandbox, type StripeSandbox } from '../../sandbox/stripe/server.ts';
 import type { SandboxEvent } from '../../sandbox/stripe/world.ts';
-import { consumeCredit, lockAccount } from '../../services/credits.ts';
+import { consumeCredit, lockAccount } from '../../services/billing/credits.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 export const APP_URL = 'https://app.example.test';

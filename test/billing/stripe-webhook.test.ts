@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import Stripe from 'stripe';
-import { billingOverview, cancelSubscriptionNow, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing.ts';
+import { billingOverview, cancelSubscriptionNow, scheduleDowngrade, startCheckout, upgrade } from '../../services/billing/billing.ts';
 import type { SandboxEvent } from '../../sandbox/stripe/world.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from './billing-stack.ts';
 

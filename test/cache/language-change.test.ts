@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Language } from '../../domain/languages.ts';
-import type { ResearchData } from '../../domain/research-reply.ts';
+import type { Language } from '../../domain/research/languages.ts';
+import type { ResearchData } from '../../domain/research/reply.ts';
 import { judgeLanguage } from '../ai/ai-fixtures.ts';
 import { providerCalls, researchCompleted, rows, type CompletedResearch } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

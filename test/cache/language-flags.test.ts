@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isFullCacheHit, planCompany, planProspect, type CachedCompany, type CachedProspect } from '../../domain/cache-flags.ts';
-import type { CompanyInsights, ProspectInsights } from '../../domain/insights.ts';
-import type { ResearchPlan } from '../../domain/research-pipeline.ts';
+import { isFullCacheHit, planCompany, planProspect, type CachedCompany, type CachedProspect } from '../../domain/enrichment/cache-flags.ts';
+import type { CompanyInsights, ProspectInsights } from '../../domain/research/insights.ts';
+import type { ResearchPlan } from '../../domain/research/pipeline.ts';
 
 // Issue 16 §1: the `needsAI` flag of docs/api.md#freshness also fires for cached AI texts
 // in another language than the job's, and for texts of unknown language

@@ -12,7 +12,7 @@ import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 // docs/api.md#job-states and docs/api.md#refunds through a Temporal restart mid-job: jobs in flight end
 // completed or failed with a refund; a POST while Temporal is down is accepted
 // (202) and runs once Temporal is back: the relay starts its workflow
-// (services/workflow-start-relay.ts). The file runs its own Temporal with a state file
+// (services/research/workflow-start-relay.ts). The file runs its own Temporal with a state file
 // (the run's shared server is in memory and serves other files).
 
 let workDir: string;

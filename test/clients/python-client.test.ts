@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePythonClientVenv, PYTHON_CLIENT_DIR } from '../../scripts/lib/python-client.ts';
-import { createEndpoint } from '../../services/webhooks.ts';
+import { createEndpoint } from '../../services/webhooks/webhooks.ts';
 import { startFaultProxy } from '../helpers/fault-proxy.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startTestWebhooks, WEBHOOK_TEST_ENV, type TestWebhooks } from '../helpers/webhook-delivery.ts';

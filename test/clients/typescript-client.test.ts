@@ -12,7 +12,7 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../../clients/typescript/src/index.ts';
-import { createEndpoint, listDeliveries } from '../../services/webhooks.ts';
+import { createEndpoint, listDeliveries } from '../../services/webhooks/webhooks.ts';
 import { startFaultProxy } from '../helpers/fault-proxy.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startTestWebhooks, WEBHOOK_TEST_ENV, type TestWebhooks } from '../helpers/webhook-delivery.ts';

@@ -1,4 +1,4 @@
-// Chat messages paced per webhook URL (services/chat-pacing.ts): about one a
+// Chat messages paced per webhook URL (services/crm/chat-pacing.ts): about one a
 // second per webhook (Slack's documented pace), in the order the turns were
 // taken, shared by every process through PostgreSQL, and held off after a
 // 429's Retry-After. Two ORMs with their own connection pools stand for two
@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../db/orm.ts';
 import { startChatSandbox, type ChatSandbox } from '../../sandbox/chat/server.ts';
-import { CHAT_MESSAGE_INTERVAL_MS, postPacedChatMessage } from '../../services/chat-pacing.ts';
+import { CHAT_MESSAGE_INTERVAL_MS, postPacedChatMessage } from '../../services/crm/chat-pacing.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 
 let database: ScratchDatabase;

@@ -1,21 +1,22 @@
-// A run's batch write (services/crm-batch-write.ts; docs/crm.md#batch-writes)
+// A run's batch write (services/crm/batch-write.ts; docs/crm.md#batch-writes)
 // and the write rules (docs/crm.md#write-rules) against PostgreSQL and the
 // HubSpot stand-in, with research jobs recorded as the pipeline records
 // them: two HubSpot calls per flush, a refused contact failed alone, a
 // retried flush that writes no second note, mapped properties by their
 // rules, contacts sharing an e-mail flagged, and re-enrichment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRM_FIELDS, crmPropertyName, type CandidateVerdict } from '../../domain/crm.ts';
-import type { ContactWriteItem, CrmRunPlan } from '../../domain/crm-sync-contract.ts';
-import type { PropertyMapping } from '../../domain/crm-write-rules.ts';
-import type { ResearchData } from '../../domain/research-reply.ts';
+import { type CandidateVerdict } from '../../domain/crm/crm.ts';
+import { CRM_FIELDS, crmPropertyName } from '../../domain/crm/fields.ts';
+import type { ContactWriteItem, CrmRunPlan } from '../../domain/crm/sync-contract.ts';
+import type { PropertyMapping } from '../../domain/crm/write-rules.ts';
+import type { ResearchData } from '../../domain/research/reply.ts';
 import { HubSpotUnavailable } from '../../integrations/hubspot/errors.ts';
-import { writeContactsBatch } from '../../services/crm-batch-write.ts';
-import { findAndClaimCandidates, previewCrmRun } from '../../services/crm-candidates.ts';
-import { portalProperties } from '../../services/crm-portal-metadata.ts';
-import { getCrmSettings } from '../../services/crm-settings.ts';
-import { crmAdapterFor, ensureCrmProperties, finishCrmRun, startCrmRun } from '../../services/crm-sync.ts';
-import { completedReplyJson } from '../../services/research-jobs.ts';
+import { writeContactsBatch } from '../../services/crm/batch-write.ts';
+import { findAndClaimCandidates, previewCrmRun } from '../../services/crm/candidates.ts';
+import { portalProperties } from '../../services/crm/portal-metadata.ts';
+import { getCrmSettings } from '../../services/crm/settings.ts';
+import { crmAdapterFor, ensureCrmProperties, finishCrmRun, startCrmRun } from '../../services/crm/sync.ts';
+import { completedReplyJson } from '../../services/research/jobs.ts';
 import { connectedIntegration, startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { addPortalNumberProperty } from '../helpers/hubspot-portal.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { crmScheduleId } from '../../services/crm-schedules.ts';
+import { crmScheduleId } from '../../services/crm/schedules.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { addPortalNumberProperty } from '../helpers/hubspot-portal.ts';

@@ -2,11 +2,11 @@
 // route, pauses the account's CRM integrations with that reason, and their
 // Schedules with them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { billingCycleAt } from '../../domain/billing-cycle.ts';
+import { billingCycleAt } from '../../domain/billing/cycle.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { scheduleDowngrade, startCheckout } from '../../services/billing.ts';
-import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
-import { saveCrmSettings } from '../../services/crm-settings.ts';
+import { scheduleDowngrade, startCheckout } from '../../services/billing/billing.ts';
+import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm/schedules.ts';
+import { saveCrmSettings } from '../../services/crm/settings.ts';
 import { CHECKOUT_URLS, clickCheckout, startBillingStack, type BillingStack } from '../billing/billing-stack.ts';
 import { crmTestSettings, startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 

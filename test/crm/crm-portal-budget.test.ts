@@ -1,4 +1,4 @@
-// One budget per CRM and portal across processes (services/crm-portal-budget.ts,
+// One budget per CRM and portal across processes (services/crm/portal-budget.ts,
 // docs/crm.md#rate-limits): three ORMs with their own connection pools stand
 // for three processes, each with its own budget object and HubSpot client, as
 // the API and two CRM workers have. The HubSpot stand-in enforces the same
@@ -16,7 +16,7 @@ import { createHubSpotOAuth } from '../../integrations/hubspot/oauth.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
-import { BUDGET_MARGIN_MS, createPortalBudgets, holdOffPortal, takePortalCall, type PortalKey } from '../../services/crm-portal-budget.ts';
+import { BUDGET_MARGIN_MS, createPortalBudgets, holdOffPortal, takePortalCall, type PortalKey } from '../../services/crm/portal-budget.ts';
 
 let database: ScratchDatabase;
 let processes: Orm[];

@@ -14,7 +14,7 @@ import { SEED_COMPANY_ID } from '../../sandbox/pipedrive/company.ts';
 import { SANDBOX_CLIENT_ID as PIPEDRIVE_CLIENT_ID, SANDBOX_CLIENT_SECRET as PIPEDRIVE_CLIENT_SECRET, startPipedriveSandbox, type PipedriveSandbox } from '../../sandbox/pipedrive/server.ts';
 import { SANDBOX_CLIENT_ID as SALESFORCE_CLIENT_ID, SANDBOX_CLIENT_SECRET as SALESFORCE_CLIENT_SECRET, startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/server.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
-import { crmScheduleId } from '../../services/crm-schedules.ts';
+import { crmScheduleId } from '../../services/crm/schedules.ts';
 import { ensureDashboardBuilt, holdRequests, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';

@@ -8,16 +8,16 @@
 // disconnecting revokes the grant and pauses everything. Salesforce's Leads,
 // and a Salesforce user who may not create fields.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
+import type { CrmSyncResult } from '../../domain/crm/sync-contract.ts';
 import type { CrmContact } from '../../integrations/crm/adapter.ts';
 import { CrmAuthRevoked } from '../../integrations/crm/errors.ts';
 import { decryptToken } from '../../lib/token-cipher.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { connectionRef } from '../../services/crm-connections.ts';
-import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
-import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
-import { crmAdapterOf } from '../../services/crm-sync.ts';
+import { connectionRef } from '../../services/crm/connections.ts';
+import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm/schedules.ts';
+import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
+import { crmAdapterOf } from '../../services/crm/sync.ts';
 import { connectedIntegration, crmTestSettings, startCrmRun } from '../helpers/crm-fixture.ts';
 import { startCrmPortals, type PortalCrm, type TestPortal, type TestPortals } from '../helpers/crm-portals.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';

@@ -6,9 +6,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
+import type { CrmSyncResult } from '../../domain/crm/sync-contract.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { saveCrmSettings } from '../../services/crm-settings.ts';
+import { saveCrmSettings } from '../../services/crm/settings.ts';
 import { crmTestSettings, startCrmRun } from '../helpers/crm-fixture.ts';
 import { startCrmPortals, type PortalCrm, type TestPortals } from '../helpers/crm-portals.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';

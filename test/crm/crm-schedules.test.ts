@@ -1,9 +1,9 @@
 // Next run times for every cadence and hour, and the Temporal Schedule of a
 // product integration following its settings, plan and connection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CADENCE_DAYS, CADENCES, CRM_SCHEDULE_JITTER_MS, nextRunAt } from '../../domain/crm.ts';
-import { CRM_ACCOUNT_ATTRIBUTE, CRM_PRODUCT_ATTRIBUTE, crmScheduleId, crmScheduleNextRuns, reconcileAllCrmSchedules, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
-import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
+import { CADENCE_DAYS, CADENCES, CRM_SCHEDULE_JITTER_MS, nextRunAt } from '../../domain/crm/crm.ts';
+import { CRM_ACCOUNT_ATTRIBUTE, CRM_PRODUCT_ATTRIBUTE, crmScheduleId, crmScheduleNextRuns, reconcileAllCrmSchedules, reconcileCrmSchedule } from '../../services/crm/schedules.ts';
+import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 describe('nextRunAt', () => {

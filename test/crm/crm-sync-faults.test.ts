@@ -6,12 +6,12 @@
 // and noted once, and nothing stays in_progress after the run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailOutboxActivities } from '../../activities/mail-outbox.ts';
-import { crmPropertyName } from '../../domain/crm.ts';
-import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
+import { crmPropertyName } from '../../domain/crm/fields.ts';
+import type { CrmSyncResult } from '../../domain/crm/sync-contract.ts';
 import { createMailer } from '../../integrations/mail/mailer.ts';
 import { freePort } from '../../lib/free-port.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
+import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
 import { connectedIntegration, crmTestSettings, startCrmFixture, startCrmRun, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';

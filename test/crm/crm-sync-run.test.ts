@@ -4,11 +4,11 @@
 // webhook), the digest (sent as the run ends), credits and counts; a second run; limits and filters; credits running out;
 // a token revoked; pause and resume.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crmPropertyName } from '../../domain/crm.ts';
-import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
+import { crmPropertyName } from '../../domain/crm/fields.ts';
+import type { CrmSyncResult } from '../../domain/crm/sync-contract.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm-schedules.ts';
-import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
+import { crmScheduleId, reconcileCrmSchedule } from '../../services/crm/schedules.ts';
+import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
 import { connectedIntegration, crmTestSettings, startCrmFixture, startCrmRun, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { startTestMailOutboxWorker, startTestMailSandbox, type TestMailOutboxWorker, type TestMailSandbox } from '../helpers/mail-sandbox.ts';

@@ -1,16 +1,17 @@
-// The steps of a sync run (services/crm-sync.ts) against PostgreSQL and the
+// The steps of a sync run (services/crm/sync.ts) against PostgreSQL and the
 // HubSpot and chat stand-ins, with research jobs recorded as the pipeline
 // records them: candidates and filters, claims, properties, one note, chat
 // messages, the digest in the outbox, and a second run that takes nobody
 // already completed even while HubSpot's search still lags.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crmPropertyName, type CandidateVerdict } from '../../domain/crm.ts';
-import type { CrmRunPlan } from '../../domain/crm-sync-contract.ts';
-import type { ResearchData } from '../../domain/research-reply.ts';
-import { completedReplyJson } from '../../services/research-jobs.ts';
-import { getCrmSettings, saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
-import { findAndClaimCandidates, previewCrmRun } from '../../services/crm-candidates.ts';
-import { ensureCrmProperties, finishCrmRun, markContactFailed, startCrmRun, writeResearchedContact } from '../../services/crm-sync.ts';
+import { type CandidateVerdict } from '../../domain/crm/crm.ts';
+import { crmPropertyName } from '../../domain/crm/fields.ts';
+import type { CrmRunPlan } from '../../domain/crm/sync-contract.ts';
+import type { ResearchData } from '../../domain/research/reply.ts';
+import { completedReplyJson } from '../../services/research/jobs.ts';
+import { getCrmSettings, saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
+import { findAndClaimCandidates, previewCrmRun } from '../../services/crm/candidates.ts';
+import { ensureCrmProperties, finishCrmRun, markContactFailed, startCrmRun, writeResearchedContact } from '../../services/crm/sync.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

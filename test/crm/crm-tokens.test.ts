@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmAuthRevoked } from '../../integrations/crm/errors.ts';
 import { HubSpotAuthRevoked } from '../../integrations/hubspot/errors.ts';
 import { decryptToken } from '../../lib/token-cipher.ts';
-import { createCrmTokens } from '../../services/crm-connections.ts';
-import { saveCrmSettings } from '../../services/crm-settings.ts';
+import { createCrmTokens } from '../../services/crm/connections.ts';
+import { saveCrmSettings } from '../../services/crm/settings.ts';
 import { startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

@@ -6,10 +6,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CRM_SYNC_WORKFLOW_TYPE, crmPropertyName } from '../../domain/crm.ts';
-import type { CrmSyncResult } from '../../domain/crm-sync-contract.ts';
+import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm/crm.ts';
+import { crmPropertyName } from '../../domain/crm/fields.ts';
+import type { CrmSyncResult } from '../../domain/crm/sync-contract.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { crmTaskQueue } from '../../services/crm-schedules.ts';
+import { crmTaskQueue } from '../../services/crm/schedules.ts';
 import { connectedIntegration, startCrmFixture, type CrmFixture } from '../helpers/crm-fixture.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -1,8 +1,8 @@
-// The write rules (domain/crm-write-rules.ts; docs/crm.md#write-rules) and
+// The write rules (domain/crm/write-rules.ts; docs/crm.md#write-rules) and
 // which portal properties a mapping may write
 // (integrations/hubspot/mappable-properties.ts): pure.
 import { describe, expect, it } from 'vitest';
-import { asNumberValue, decideMappings, mappedWrites, propertiesToRead, type MappableProperty, type PropertyMapping } from '../../domain/crm-write-rules.ts';
+import { asNumberValue, decideMappings, mappedWrites, propertiesToRead, type MappableProperty, type PropertyMapping } from '../../domain/crm/write-rules.ts';
 import { canBeMapped, mappablePropertiesOf } from '../../integrations/hubspot/mappable-properties.ts';
 
 const targets = new Map<string, MappableProperty>([

@@ -2,7 +2,7 @@
 // grant, our fields, candidates through a saved filter, per-person writes,
 // notes never written twice, and what each limit, expiry or outage does.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CRM_FIELDS } from '../../domain/crm.ts';
+import { CRM_FIELDS } from '../../domain/crm/fields.ts';
 import type { CrmAdapter, CrmCallBudget, CrmGrant, OwnFieldKeyStore } from '../../integrations/crm/adapter.ts';
 import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, CrmUnavailable } from '../../integrations/crm/errors.ts';
 import { createPipedriveAdapter, PIPEDRIVE_DEFAULT_SCORE_FIELD } from '../../integrations/pipedrive/adapter.ts';

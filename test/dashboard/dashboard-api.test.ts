@@ -5,7 +5,7 @@ import { createDashboardAuth, dashboardAuthOptions, type AccountLink } from '../
 import { loadDashboardConfig } from '../../api/dashboard/config.ts';
 import { createMailer } from '../../integrations/mail/mailer.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { createAccount } from '../../services/accounts.ts';
+import { createAccount } from '../../services/accounts/accounts.ts';
 import { Account } from '../../db/entities/index.ts';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';

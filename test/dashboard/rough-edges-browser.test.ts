@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../db/entities/index.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
-import { changePlan } from '../../services/accounts.ts';
+import { changePlan } from '../../services/accounts/accounts.ts';
 import { accessibleDescription, ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -2,18 +2,18 @@
 // (with a product) connected to the stand-in through the real OAuth flow,
 // and the sync's dependencies built as the worker builds them.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm.ts';
+import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm/crm.ts';
 import type { CrmOAuth } from '../../integrations/crm/adapter.ts';
 import { loadCrmConfig, type CrmConfig } from '../../integrations/crm/config.ts';
 import { crmProviderKits, type CrmProviderKits } from '../../integrations/crm/providers.ts';
 import { startChatSandbox, type ChatSandbox } from '../../sandbox/chat/server.ts';
 import { startHubSpotSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type HubSpotSandbox } from '../../sandbox/hubspot/server.ts';
 import type { World } from '../../sandbox/provider-world/world.ts';
-import { createCrmTokens, saveConnection, type CrmTokens } from '../../services/crm-connections.ts';
-import { createPortalBudgets } from '../../services/crm-portal-budget.ts';
-import type { CrmSyncDeps } from '../../services/crm-sync.ts';
-import { crmTaskQueue } from '../../services/crm-schedules.ts';
-import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm-settings.ts';
+import { createCrmTokens, saveConnection, type CrmTokens } from '../../services/crm/connections.ts';
+import { createPortalBudgets } from '../../services/crm/portal-budget.ts';
+import type { CrmSyncDeps } from '../../services/crm/sync.ts';
+import { crmTaskQueue } from '../../services/crm/schedules.ts';
+import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
 import type { TestStack } from './test-stack.ts';
 
 export interface CrmFixture {

@@ -6,7 +6,7 @@
 // records: our status and content per product, notes per contact, token
 // grants; faults as each stand-in offers them.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CrmField } from '../../domain/crm.ts';
+import type { CrmField } from '../../domain/crm/fields.ts';
 import { CRM_PROVIDER_LABELS, type CrmProvider } from '../../integrations/crm/adapter.ts';
 import type { CrmConfig } from '../../integrations/crm/config.ts';
 import type { CrmProviderKits } from '../../integrations/crm/providers.ts';
@@ -19,8 +19,8 @@ import { startPipedriveSandbox, SANDBOX_CLIENT_ID as PIPEDRIVE_CLIENT_ID, SANDBO
 import type { World } from '../../sandbox/provider-world/world.ts';
 import { ZSalesforceFaults } from '../../sandbox/salesforce/faults.ts';
 import { startSalesforceSandbox, SANDBOX_CLIENT_ID as SALESFORCE_CLIENT_ID, SANDBOX_CLIENT_SECRET as SALESFORCE_CLIENT_SECRET, type SalesforceSandbox } from '../../sandbox/salesforce/server.ts';
-import { consumeOAuthState, createOAuthState, saveConnection, type CrmTokens } from '../../services/crm-connections.ts';
-import type { CrmSyncDeps } from '../../services/crm-sync.ts';
+import { consumeOAuthState, createOAuthState, saveConnection, type CrmTokens } from '../../services/crm/connections.ts';
+import type { CrmSyncDeps } from '../../services/crm/sync.ts';
 import { CRM_TEST_RETRY, crmTestDeps, TEST_REDIRECT_URI } from './crm-fixture.ts';
 
 export type PortalCrm = Exclude<CrmProvider, 'hubspot'>;

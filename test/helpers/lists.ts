@@ -1,6 +1,6 @@
 import { DashboardClient, type DashboardReply } from '../../scripts/lib/dashboard-client.ts';
-import type { PlanName } from '../../domain/plans.ts';
-import { PLANS } from '../../domain/plans.ts';
+import type { PlanName } from '../../domain/billing/plans.ts';
+import { PLANS } from '../../domain/billing/plans.ts';
 import type { TestMailSandbox } from './mail-sandbox.ts';
 import type { TestStack } from './test-stack.ts';
 

@@ -39,7 +39,7 @@ export interface TestMailOutboxWorker {
 /**
  * The outbox's worker (its own task queue beside the stack's research queue),
  * sending through the real mailer to `mail`. It does not create the Schedule:
- * tests nudge it (services/mail-outbox.ts) and so see exactly what a nudge does.
+ * tests nudge it (services/mail/outbox.ts) and so see exactly what a nudge does.
  */
 export async function startTestMailOutboxWorker(options: { config: Config; orm: Orm; clock: () => Date; mail: MailConfig }): Promise<TestMailOutboxWorker> {
   const bundlePath = process.env.TEST_WORKFLOW_BUNDLE;

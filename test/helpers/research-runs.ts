@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ZCompletedStatus, type ResearchData } from '../../domain/research-reply.ts';
+import { ZCompletedStatus, type ResearchData } from '../../domain/research/reply.ts';
 import type { TestStack } from './test-stack.ts';
 
 export interface CompletedResearch {

@@ -2,7 +2,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { loadWebhookConfig, type WebhookConfig } from '../../integrations/webhooks/config.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../sandbox/webhook-receiver/server.ts';
-import { startWebhookDispatcher } from '../../services/webhook-dispatch.ts';
+import { startWebhookDispatcher } from '../../services/webhooks/dispatch.ts';
 import { createWebhookWorker } from '../../worker/webhook-worker.ts';
 import type { TestStack } from './test-stack.ts';
 

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { JobEndNotifications } from '../../db/job-end-notifications.ts';
 import { createStatusPool, type StatusPool } from '../../db/status-pool.ts';
-import { CompletedReplyCache } from '../../services/completed-reply-cache.ts';
-import { KeyAndJobStatusReader } from '../../services/job-status.ts';
-import { KeyLastUse } from '../../services/key-last-use.ts';
+import { CompletedReplyCache } from '../../services/research/completed-reply-cache.ts';
+import { KeyAndJobStatusReader } from '../../services/research/job-status.ts';
+import { KeyLastUse } from '../../services/accounts/key-last-use.ts';
 import { ormConfig } from '../../db/orm.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/free-port.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
-import { revokeApiKey } from '../../services/api-keys.ts';
+import { revokeApiKey } from '../../services/accounts/api-keys.ts';
 import { createApiCaller, type ApiCaller, type ApiReply } from '../helpers/api-caller.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

@@ -3,8 +3,8 @@ import { placeholderProblems } from '../../integrations/ai/product-context.ts';
 import { prospectRequest, sourceTitleProblems } from '../../integrations/ai/prospect-insights-prompt.ts';
 import { productContextWriter } from '../../sandbox/model/product-context-writer.ts';
 import { createFieldWriter } from '../../sandbox/model/answer-writer.ts';
-import type { InsightsInput } from '../../domain/insights.ts';
-import type { PersonProfile } from '../../domain/enrichment.ts';
+import type { InsightsInput } from '../../domain/research/insights.ts';
+import type { PersonProfile } from '../../domain/enrichment/enrichment.ts';
 
 const antoine: PersonProfile = {
   fullName: 'Antoine Laurent', title: 'Directeur Commercial', companyName: 'Zenith Medical', companyDomain: 'zenithmedical.fr',

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ZCompletedStatus } from '../../domain/research-reply.ts';
+import { ZCompletedStatus } from '../../domain/research/reply.ts';
 import type { PeopleFilter } from '../../sandbox/provider-world/world.ts';
 import type { WorldCompany, WorldPerson } from '../../sandbox/provider-world/generate-world.ts';
 import type { SandboxRequestRecord } from '../../sandbox/model/model-sandbox.ts';

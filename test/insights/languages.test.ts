@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../../domain/languages.ts';
+import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../../domain/research/languages.ts';
 import { PHRASEBOOKS, type WriterFacts } from '../../sandbox/model/phrasebooks/index.ts';
 import { judgeLanguage } from '../ai/ai-fixtures.ts';
 import { SAMPLE_PRODUCT, startTestStack, type TestStack } from '../helpers/test-stack.ts';

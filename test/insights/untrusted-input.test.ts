@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProductContext } from '../../domain/product-context.ts';
+import type { ProductContext } from '../../domain/research/product-context.ts';
 import { PROMPT_INJECTIONS } from '../../sandbox/provider-world/posts-and-news.ts';
 import { judgeLanguage } from '../ai/ai-fixtures.ts';
 import { SAMPLE_PRODUCT, startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guessColumnMapping, LIST_MAX_BYTES, parseListText, parsePastedAddresses, readListFile, type ListParse } from '../../domain/list-csv.ts';
+import { guessColumnMapping, LIST_MAX_BYTES, parseListText, parsePastedAddresses, readListFile, type ListParse } from '../../domain/lists/csv.ts';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const BOM = [0xef, 0xbb, 0xbf];

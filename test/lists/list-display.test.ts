@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { shownEmail } from '../../domain/email-address.ts';
-import { buildListPreview, mappingError, parseListText, type ParsedList } from '../../domain/list-csv.ts';
+import { shownEmail } from '../../domain/research/email-address.ts';
+import { buildListPreview, mappingError, parseListText, type ParsedList } from '../../domain/lists/csv.ts';
 import { SHOWN_TEXT_CHARS, shortText } from '../../domain/shown-text.ts';
-import { draftReply, type ListRow } from '../../services/lists.ts';
+import { draftReply, type ListRow } from '../../services/lists/lists.ts';
 
 // Issue 25: what the Lists page shows of a list's cells. A 1 MB cell was
 // printed whole (a page 336,071 px tall), an invalid row showed "—" for its

@@ -4,9 +4,9 @@
 // job recorded and charged once across the runs.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Account } from '../../db/entities/index.ts';
-import { LIST_RUN_WORKFLOW_TYPE, listRunWorkflowId, type ListRunInput } from '../../domain/lists.ts';
-import { startWaitingListRuns } from '../../services/list-runs.ts';
-import { createListDraft, startList } from '../../services/lists.ts';
+import { LIST_RUN_WORKFLOW_TYPE, listRunWorkflowId, type ListRunInput } from '../../domain/lists/lists.ts';
+import { startWaitingListRuns } from '../../services/lists/runs.ts';
+import { createListDraft, startList } from '../../services/lists/lists.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { creditsOf } from '../helpers/lists.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildListPreview, guessColumnMapping, mappingError, parseListText, type ParsedList } from '../../domain/list-csv.ts';
-import { checkAddress, costMessage } from '../../domain/list-preview.ts';
+import { buildListPreview, guessColumnMapping, mappingError, parseListText, type ParsedList } from '../../domain/lists/csv.ts';
+import { checkAddress, costMessage } from '../../domain/lists/preview.ts';
 
 function list(text: string): ParsedList {
   const result = parseListText(text);

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES, type Language } from '../../domain/languages.ts';
-import { csvDelimiterFor, formatListResultsCsv, RESULT_COLUMNS, type ListResultRow } from '../../domain/list-results-csv.ts';
+import { LANGUAGES, type Language } from '../../domain/research/languages.ts';
+import { csvDelimiterFor, formatListResultsCsv, RESULT_COLUMNS, type ListResultRow } from '../../domain/lists/results-csv.ts';
 
 // Text in each output language, with the characters Excel mangles when it
 // guesses the wrong encoding (ł, ß, é, ñ, ã, ë…).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listSecondsLeft } from '../../domain/list-time-left.ts';
+import { listSecondsLeft } from '../../domain/lists/time-left.ts';
 
 // Issue 25: a 20-row list of 2-second rows said "about 2 minutes left", then
 // "about 1 minute", and ended 6.4 s after Start. The time left comes from the

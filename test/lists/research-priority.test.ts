@@ -5,8 +5,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESEARCH_PRIORITY_KEY } from '../../domain/research-fanout.ts';
-import { listRunWorkflowId } from '../../domain/lists.ts';
+import { RESEARCH_PRIORITY_KEY } from '../../domain/research/fanout.ts';
+import { listRunWorkflowId } from '../../domain/lists/lists.ts';
 import { listCustomer, uploadCsv, waitForListEnd } from '../helpers/lists.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -3,7 +3,7 @@ import { createMailOutboxActivities } from '../../activities/mail-outbox.ts';
 import type { Orm } from '../../db/orm.ts';
 import { createMailer, type Mailer } from '../../integrations/mail/mailer.ts';
 import { verifyEmail } from '../../integrations/mail/templates/index.ts';
-import { enqueueMail, outboxMessageId } from '../../services/mail-outbox.ts';
+import { enqueueMail, outboxMessageId } from '../../services/mail/outbox.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,7 +46,46 @@ function upwardImports(root: string): string[] {
   return found;
 }
 
+/** Import cycles between modules of the server code, each as `a.ts -> b.ts` up to its first module again. */
+function importCycles(root: string): string[] {
+  const imports = new Map<string, string[]>();
+  for (const layer of LAYERS.filter((name) => existsSync(join(root, name)))) {
+    for (const file of filesUnder(join(root, layer))) {
+      const source = readFileSync(file, 'utf8');
+      imports.set(file, [...source.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)].map((match) => resolve(dirname(file), match[1]!)));
+    }
+  }
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (file: string, path: string[]) => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const target of imports.get(file) ?? []) {
+      if (!imports.has(target)) continue;
+      if (state.get(target) === 'open') cycles.push([...path.slice(path.indexOf(target)), target].map((f) => relative(root, f)).join(' -> '));
+      else if (!state.has(target)) visit(target, path);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of imports.keys()) if (!state.has(file)) visit(file, []);
+  return cycles;
+}
+
 describe('import direction', () => {
+  it('no module of the server code imports itself through others (type imports count: a cycle is one concept in two files)', () => {
+    expect(importCycles(ROOT)).toEqual([]);
+  });
+
+  it('finds an import cycle', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cycles-'));
+    mkdirSync(join(root, 'domain'));
+    writeFileSync(join(root, 'domain', 'a.ts'), "import type { B } from './b.ts';\n");
+    writeFileSync(join(root, 'domain', 'b.ts'), "import type { A } from './a.ts';\n");
+    expect(importCycles(root)).toEqual(['domain/a.ts -> domain/b.ts -> domain/a.ts']);
+    rmSync(root, { recursive: true });
+  });
+
   it('every import of the server code points down a layer, never up', () => {
     expect(upwardImports(ROOT)).toEqual([]);
   });
@@ -54,11 +93,12 @@ describe('import direction', () => {
   it('finds a service reaching up into the worker, and a workflow importing a service', () => {
     const root = mkdtempSync(join(tmpdir(), 'layers-'));
     for (const layer of LAYERS) mkdirSync(join(root, layer));
-    writeFileSync(join(root, 'services', 'crm-schedules.ts'), "import { ensureSchedule } from '../worker/schedules.ts';\n");
+    mkdirSync(join(root, 'services', 'crm'));
+    writeFileSync(join(root, 'services', 'crm', 'schedules.ts'), "import { ensureSchedule } from '../../worker/schedules.ts';\n");
     writeFileSync(join(root, 'workflows', 'sync.ts'), "import type { Crm } from '../services/crm.ts';\nimport type * as activities from '../activities/index.ts';\n");
     writeFileSync(join(root, 'worker', 'main.ts'), "import { createCrm } from '../services/crm.ts';\n");
     expect(upwardImports(root)).toEqual([
-      'services/crm-schedules.ts imports worker/ (../worker/schedules.ts)',
+      'services/crm/schedules.ts imports worker/ (../../worker/schedules.ts)',
       'workflows/sync.ts imports services/ (../services/crm.ts)',
     ]);
     rmSync(root, { recursive: true });

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm.ts';
+import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm/crm.ts';
 import { loggedError } from '../../domain/logged-error.ts';
 import { decryptToken, encryptToken } from '../../lib/token-cipher.ts';
 import { createLogger } from '../../lib/logger.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTENANCE_DIVISION, SWEEP_INTERVAL_MS, SWEEP_WORKFLOW_TYPE } from '../../domain/research-contract.ts';
+import { MAINTENANCE_DIVISION, SWEEP_INTERVAL_MS, SWEEP_WORKFLOW_TYPE } from '../../domain/research/contract.ts';
 import { waitFor } from '../../scripts/lib/child-process.ts';
 import { ensureSweepSchedule, sweepTaskQueue } from '../../worker/sweep-schedule.ts';
 

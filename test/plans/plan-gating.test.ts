@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlanName } from '../../domain/plans.ts';
-import { changePlan } from '../../services/accounts.ts';
+import type { PlanName } from '../../domain/billing/plans.ts';
+import { changePlan } from '../../services/accounts/accounts.ts';
 import { companyNews } from '../../sandbox/provider-world/posts-and-news.ts';
 import { providerCalls, researchCompleted } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

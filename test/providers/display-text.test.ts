@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayPlace, displayTitle, joinPlace } from '../../domain/display-text.ts';
+import { displayPlace, displayTitle, joinPlace } from '../../domain/enrichment/display-text.ts';
 
 // One person seen through two providers showed "VP Of Operations" beside
 // "VP of Operations", and places read "Île-de-france": one rule, everywhere.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyEmail } from '../../domain/email-classification.ts';
+import { classifyEmail } from '../../domain/research/email-classification.ts';
 
 describe('classifyEmail', () => {
   it('takes the registrable domain of a company address', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { companyFromEmployer } from '../../domain/company-from-employer.ts';
-import { withoutProspect } from '../../domain/decision-makers.ts';
-import type { DecisionMakerProfile, PersonProfile } from '../../domain/enrichment.ts';
-import { prospectReason } from '../../domain/prospect-reason.ts';
+import { companyFromEmployer } from '../../domain/enrichment/company-from-employer.ts';
+import { withoutProspect } from '../../domain/enrichment/decision-makers.ts';
+import type { DecisionMakerProfile, PersonProfile } from '../../domain/enrichment/enrichment.ts';
+import { prospectReason } from '../../domain/research/prospect-reason.ts';
 
 const leader = (fullName: string, socialUrl: string): DecisionMakerProfile => ({
   fullName, positionTitle: 'VP of Sales', socialUrl, pictureUrl: null, locationText: null, companyName: 'Acme',

@@ -1,13 +1,13 @@
 // Which mailbox is a role's (docs/decisions.md#crm-integration): the whole
 // local part a shared mailbox's name, with digits or a department or region
 // after it at most; never a person's first name. One rule for CRM runs,
-// lists and the API's classification (domain/email-classification.ts).
+// lists and the API's classification (domain/research/email-classification.ts).
 import { allLocales } from '@faker-js/faker';
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../domain/languages.ts';
-import { classifyEmail, isRoleMailbox } from '../../domain/email-classification.ts';
-import { buildListPreview, parseListText } from '../../domain/list-csv.ts';
-import { prospectReason } from '../../domain/prospect-reason.ts';
+import { LANGUAGES } from '../../domain/research/languages.ts';
+import { classifyEmail, isRoleMailbox } from '../../domain/research/email-classification.ts';
+import { buildListPreview, parseListText } from '../../domain/lists/csv.ts';
+import { prospectReason } from '../../domain/research/prospect-reason.ts';
 
 /** A name as it appears in an address: lower case, without accents, spaces or apostrophes. */
 const asLocalPart = (name: string) => name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/[\s'’]/g, '');

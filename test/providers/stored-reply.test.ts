@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ICompanyRow } from '../../db/entities/company.ts';
 import type { IDecisionMakerRow } from '../../db/entities/decision-maker.ts';
 import type { IProspectRow } from '../../db/entities/prospect.ts';
-import type { ResearchOutcome } from '../../domain/research-pipeline.ts';
-import { buildStoredReply } from '../../services/research-reply.ts';
+import type { ResearchOutcome } from '../../domain/research/pipeline.ts';
+import { buildStoredReply } from '../../services/research/reply.ts';
 
 // What a salesperson reads: one spelling per title, the prospect not among
 // their own company's decision makers, and a reason when no person was found.

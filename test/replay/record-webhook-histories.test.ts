@@ -11,8 +11,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookDeliveryWorkflowId } from '../../domain/webhook-contract.ts';
-import { createEndpoint, enqueueTestEvent } from '../../services/webhooks.ts';
+import { webhookDeliveryWorkflowId } from '../../domain/webhooks/contract.ts';
+import { createEndpoint, enqueueTestEvent } from '../../services/webhooks/webhooks.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startTestWebhooks, WEBHOOK_TEST_ENV, type TestWebhooks } from '../helpers/webhook-delivery.ts';
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noPurgeCounts } from '../../domain/retention.ts';
+import { noPurgeCounts } from '../../domain/retention/retention.ts';
 import {
   AccountDeletionIncomplete,
   AccountNotFound,
   isAccountDeleted,
   requestAccountDeletion,
   type AccountDeletionDeps,
-} from '../../services/account-deletion.ts';
-import { tombstoneEmail } from '../../services/retention.ts';
+} from '../../services/accounts/deletion.ts';
+import { tombstoneEmail } from '../../services/retention/purge.ts';
 import { researchCompleted, rows } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { accountRowCounts, addFinishedList, addWebhookEndpoint, hasHistory, historiesLeft, runPurge } from './purge-helpers.ts';

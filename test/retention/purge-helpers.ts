@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { PURGE_WORKFLOW_TYPE, type PurgeInput, type PurgeReport } from '../../domain/retention.ts';
+import { PURGE_WORKFLOW_TYPE, type PurgeInput, type PurgeReport } from '../../domain/retention/retention.ts';
 import { rows } from '../helpers/research-runs.ts';
 import type { TestStack } from '../helpers/test-stack.ts';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporalHistoryEraser } from '../../activities/purge.ts';
-import { RESEARCH_WORKFLOW_TYPE } from '../../domain/research-contract.ts';
-import { noPurgeCounts } from '../../domain/retention.ts';
-import { purgeResearchLogs, type HistoryEraser } from '../../services/retention.ts';
+import { RESEARCH_WORKFLOW_TYPE } from '../../domain/research/contract.ts';
+import { noPurgeCounts } from '../../domain/retention/retention.ts';
+import { purgeResearchLogs, type HistoryEraser } from '../../services/retention/purge.ts';
 import { rows } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { hasHistory, historiesLeft, monthsAfter, runPurge } from './purge-helpers.ts';

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PURGE_WORKFLOW_TYPE, noPurgeCounts, type PurgeInput, type PurgeReport } from '../../domain/retention.ts';
+import { PURGE_WORKFLOW_TYPE, noPurgeCounts, type PurgeInput, type PurgeReport } from '../../domain/retention/retention.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { installTemporalLogging } from '../../worker/telemetry.ts';
 import { rows } from '../helpers/research-runs.ts';

@@ -1,7 +1,7 @@
 import { ScheduleOverlapPolicy, type ScheduleHandle } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PURGE_WORKFLOW_TYPE, noPurgeCounts, type PurgeReport } from '../../domain/retention.ts';
+import { PURGE_WORKFLOW_TYPE, noPurgeCounts, type PurgeReport } from '../../domain/retention/retention.ts';
 import { ensurePurgeSchedule, purgeScheduleId } from '../../worker/purge-schedule.ts';
 import { createSweepWorker, sweepTaskQueue } from '../../worker/sweep-schedule.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noPurgeCounts } from '../../domain/retention.ts';
+import { noPurgeCounts } from '../../domain/retention/retention.ts';
 import { researchCompleted, rows } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { accountRowCounts, addFinishedList, addWebhookEndpoint, hasHistory, historiesLeft, historyGone, monthsAfter, runPurge } from './purge-helpers.ts';

@@ -7,11 +7,11 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../helpers/until.ts';
-import { webhookDeliveryWorkflowId } from '../../domain/webhook-contract.ts';
+import { webhookDeliveryWorkflowId } from '../../domain/webhooks/contract.ts';
 import { loadWebhookConfig } from '../../integrations/webhooks/config.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { startWebhookDispatcher, type WebhookDispatcher } from '../../services/webhook-dispatch.ts';
-import { createEndpoint, enqueueTestEvent, listDeliveries } from '../../services/webhooks.ts';
+import { startWebhookDispatcher, type WebhookDispatcher } from '../../services/webhooks/dispatch.ts';
+import { createEndpoint, enqueueTestEvent, listDeliveries } from '../../services/webhooks/webhooks.ts';
 import { createWebhookWorker } from '../../worker/webhook-worker.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

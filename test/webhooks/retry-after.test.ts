@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextAttemptDelayMs, WEBHOOK_RETRY } from '../../domain/webhook-contract.ts';
+import { nextAttemptDelayMs, WEBHOOK_RETRY } from '../../domain/webhooks/contract.ts';
 import { retryAfterMs } from '../../integrations/webhooks/retry-after.ts';
 
 const now = new Date('1994-11-06T08:49:00.000Z');

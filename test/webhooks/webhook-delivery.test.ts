@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../helpers/until.ts';
 import { loadWebhookConfig } from '../../integrations/webhooks/config.ts';
 import { parseWebhookUrl, postWebhook, WebhookUrlRefused } from '../../integrations/webhooks/webhook-poster.ts';
-import { failJob } from '../../services/research-jobs.ts';
-import { startWebhookDispatcher, type WebhookDispatcher } from '../../services/webhook-dispatch.ts';
-import { createEndpoint, disableEndpoint, recordAttempt, enqueueTestEvent, listDeliveries, listEndpoints, resendDelivery, rotateSecret, updateEndpoint } from '../../services/webhooks.ts';
+import { failJob } from '../../services/research/jobs.ts';
+import { startWebhookDispatcher, type WebhookDispatcher } from '../../services/webhooks/dispatch.ts';
+import { createEndpoint, disableEndpoint, recordAttempt, enqueueTestEvent, listDeliveries, listEndpoints, resendDelivery, rotateSecret, updateEndpoint } from '../../services/webhooks/webhooks.ts';
 import { createWebhookWorker } from '../../worker/webhook-worker.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 

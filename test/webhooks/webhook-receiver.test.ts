@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookDeliveryWorkflowId } from '../../domain/webhook-contract.ts';
-import { createEndpoint, enqueueTestEvent, listDeliveries } from '../../services/webhooks.ts';
+import { webhookDeliveryWorkflowId } from '../../domain/webhooks/contract.ts';
+import { createEndpoint, enqueueTestEvent, listDeliveries } from '../../services/webhooks/webhooks.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startTestWebhooks, WEBHOOK_TEST_ENV, type TestWebhooks } from '../helpers/webhook-delivery.ts';
 

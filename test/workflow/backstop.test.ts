@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStaleJobActivities } from '../../activities/stale-jobs.ts';
-import { findActiveKey } from '../../services/api-keys.ts';
-import { submitResearchJob } from '../../services/research-jobs.ts';
+import { findActiveKey } from '../../services/accounts/api-keys.ts';
+import { submitResearchJob } from '../../services/research/jobs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 let stack: TestStack;

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import { fromNodeHeaders } from 'better-auth/node';
-import { ZAccountDeletion } from '../../../domain/dashboard.ts';
+import { ZAccountDeletion } from '../../../domain/dashboard/schemas.ts';
 import { AppError } from '../../../domain/errors.ts';
-import { requestAccountDeletion } from '../../../services/account-deletion.ts';
-import { cancelSubscriptionNow, type Billing } from '../../../services/billing.ts';
+import { requestAccountDeletion } from '../../../services/accounts/deletion.ts';
+import { cancelSubscriptionNow, type Billing } from '../../../services/billing/billing.ts';
 import type { DashboardAuth } from '../auth.ts';
 import { parseBody, type DashboardState } from '../guard.ts';
 
@@ -17,7 +17,7 @@ export function accountDeletionRouter(deps: {
   billing: Billing;
   clock: () => Date;
   endSessions(userId: string): Promise<void>;
-  /** Revokes the account's CRM token and pauses its integrations (services/crm.ts); absent where no CRM is configured. */
+  /** Revokes the account's CRM token and pauses its integrations (services/crm/crm.ts); absent where no CRM is configured. */
   pauseCrm?(accountId: number): Promise<void>;
 }): Router<DashboardState> {
   const router = new Router<DashboardState>();

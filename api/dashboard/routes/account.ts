@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import { ZPreferences } from '../../../domain/dashboard.ts';
-import { PLANS } from '../../../domain/plans.ts';
-import { creditStatement } from '../../../services/accounts.ts';
-import { usageOfCycle } from '../../../services/dashboard-usage.ts';
+import { ZPreferences } from '../../../domain/dashboard/schemas.ts';
+import { PLANS } from '../../../domain/billing/plans.ts';
+import { creditStatement } from '../../../services/accounts/accounts.ts';
+import { usageOfCycle } from '../../../services/billing/usage.ts';
 import { parseBody, type DashboardState } from '../guard.ts';
 
 /** The signed-in account itself: who, which plan, its preferences and its usage. */

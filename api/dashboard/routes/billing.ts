@@ -1,6 +1,6 @@
 import Router from '@koa/router';
-import { ZPlanChoice } from '../../../domain/dashboard.ts';
-import { planRank } from '../../../domain/plans.ts';
+import { ZPlanChoice } from '../../../domain/dashboard/schemas.ts';
+import { planRank } from '../../../domain/billing/plans.ts';
 import {
   billingOverview,
   portalUrl,
@@ -9,7 +9,7 @@ import {
   startCheckout,
   upgrade,
   type Billing,
-} from '../../../services/billing.ts';
+} from '../../../services/billing/billing.ts';
 import { parseBody, type DashboardState } from '../guard.ts';
 
 /**

@@ -1,19 +1,19 @@
 import Router from '@koa/router';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { nextRunAt, type CrmSettings } from '../../../domain/crm.ts';
+import { nextRunAt, type CrmSettings } from '../../../domain/crm/crm.ts';
 import { AppError } from '../../../domain/errors.ts';
-import { PLANS } from '../../../domain/plans.ts';
+import { PLANS } from '../../../domain/billing/plans.ts';
 import { CRM_PROVIDER_LABELS, CRM_PROVIDERS, type CrmConnectionRef, type CrmProvider } from '../../../integrations/crm/adapter.ts';
 import { configuredProviders } from '../../../integrations/crm/config.ts';
 import { CrmAuthRevoked, CrmRejected, CrmUnavailable } from '../../../integrations/crm/errors.ts';
 import type { CrmProviderKits } from '../../../integrations/crm/providers.ts';
-import type { Crm } from '../../../services/crm.ts';
-import { connectionRef, consumeOAuthState, createOAuthState, getConnection, saveConnection } from '../../../services/crm-connections.ts';
-import { previewCrmRun } from '../../../services/crm-candidates.ts';
-import { portalProperties } from '../../../services/crm-portal-metadata.ts';
-import { crmScheduleNextRuns } from '../../../services/crm-schedules.ts';
-import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm-settings.ts';
-import { crmAdapterOf } from '../../../services/crm-sync.ts';
+import type { Crm } from '../../../services/crm/crm.ts';
+import { connectionRef, consumeOAuthState, createOAuthState, getConnection, saveConnection } from '../../../services/crm/connections.ts';
+import { previewCrmRun } from '../../../services/crm/candidates.ts';
+import { portalProperties } from '../../../services/crm/portal-metadata.ts';
+import { crmScheduleNextRuns } from '../../../services/crm/schedules.ts';
+import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm/settings.ts';
+import { crmAdapterOf } from '../../../services/crm/sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { Client } from '@temporalio/client';
 import { readJsonBody } from '../../read-json-body.ts';
@@ -199,7 +199,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
   /**
    * The connected portal's fields that can be a lead score, and those a
    * write-rule mapping can write, read from the CRM once and kept
-   * (services/crm-portal-metadata.ts); `refresh` reads them again, for a
+   * (services/crm/portal-metadata.ts); `refresh` reads them again, for a
    * field created in the CRM since.
    */
   const propertiesOf = (crm: Crm, em: EntityManager, connection: CrmConnectionRef, refresh: boolean) =>

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
-import { ZJobFilter } from '../../../domain/dashboard.ts';
+import { ZJobFilter } from '../../../domain/dashboard/schemas.ts';
 import { AppError } from '../../../domain/errors.ts';
-import { jobDetail, listJobs } from '../../../services/dashboard-jobs.ts';
+import { jobDetail, listJobs } from '../../../services/research/dashboard-jobs.ts';
 import { parseWith, type DashboardState } from '../guard.ts';
 
 const RESEARCH_ID_SHAPE = /^res_[0-9A-Za-z_-]{10,64}$/;

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
-import { ZExtractRequest, ZProductContextInput } from '../../../domain/dashboard.ts';
+import { ZExtractRequest, ZProductContextInput } from '../../../domain/dashboard/schemas.ts';
 import { AppError } from '../../../domain/errors.ts';
-import { PLANS } from '../../../domain/plans.ts';
-import type { ProductContext } from '../../../domain/product-context.ts';
-import { createApiKey, KeyLimitReached } from '../../../services/api-keys.ts';
-import { listKeys, revokeAccountKey, updateProductContext } from '../../../services/dashboard-keys.ts';
+import { PLANS } from '../../../domain/billing/plans.ts';
+import type { ProductContext } from '../../../domain/research/product-context.ts';
+import { createApiKey, KeyLimitReached } from '../../../services/accounts/api-keys.ts';
+import { listKeys, revokeAccountKey, updateProductContext } from '../../../services/accounts/dashboard-keys.ts';
 import { parseBody, type DashboardState } from '../guard.ts';
 import { idParam } from './ids.ts';
 

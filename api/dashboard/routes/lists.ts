@@ -3,12 +3,12 @@ import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../../domain/errors.ts';
-import { LIST_MAX_BYTES } from '../../../domain/list-csv.ts';
-import { LIST_ID_SHAPE, ZListPatch, ZListStart, ZPastedList, listRunWorkflowId } from '../../../domain/lists.ts';
+import { LIST_MAX_BYTES } from '../../../domain/lists/csv.ts';
+import { LIST_ID_SHAPE, ZListPatch, ZListStart, ZPastedList, listRunWorkflowId } from '../../../domain/lists/lists.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { listDetail, listLists, listResultsCsv, listResultsJsonl } from '../../../services/list-reads.ts';
-import { startListRunWorkflow, type ListRunStarts } from '../../../services/list-runs.ts';
-import { createListDraft, deleteListDraft, requestListCancel, startList, summaryOf, updateListDraft } from '../../../services/lists.ts';
+import { listDetail, listLists, listResultsCsv, listResultsJsonl } from '../../../services/lists/reads.ts';
+import { startListRunWorkflow, type ListRunStarts } from '../../../services/lists/runs.ts';
+import { createListDraft, deleteListDraft, requestListCancel, startList, summaryOf, updateListDraft } from '../../../services/lists/lists.ts';
 import { readJsonBody } from '../../read-json-body.ts';
 import { parseBody, parseWith, type DashboardState } from '../guard.ts';
 

@@ -14,8 +14,8 @@ import {
   rotateSecret,
   updateEndpoint,
   WEBHOOK_EVENTS,
-} from '../../../services/webhooks.ts';
-import { ZDeliveryFilter } from '../../../domain/webhooks.ts';
+} from '../../../services/webhooks/webhooks.ts';
+import { ZDeliveryFilter } from '../../../domain/webhooks/webhooks.ts';
 import { parseBody, parseWith, type DashboardState } from '../guard.ts';
 import { idParam } from './ids.ts';
 

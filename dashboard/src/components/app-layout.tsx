@@ -6,7 +6,7 @@ import { useMe } from '../features/account/api.ts';
 import { ApiError } from '../lib/api-client.ts';
 import { auth } from '../lib/auth.ts';
 import { QueryState } from './query-state.tsx';
-import { planLabel } from '../../../domain/plans.ts';
+import { planLabel } from '../../../domain/billing/plans.ts';
 
 const NAVIGATION = [
   { to: '/keys', label: 'API keys' },

@@ -1,4 +1,4 @@
-import type { Language } from '../../../domain/languages.ts';
+import type { Language } from '../../../domain/research/languages.ts';
 import { de } from './de.ts';
 import { en } from './en.ts';
 import { es } from './es.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { CRM_RUN_CONTACTS_IN_FLIGHT, type CrmSyncResult } from '../../../domain/crm-sync-contract.ts';
-import { RESEARCH_TASK_QUEUE } from '../../../domain/research-contract.ts';
+import { CRM_RUN_CONTACTS_IN_FLIGHT, type CrmSyncResult } from '../../../domain/crm/sync-contract.ts';
+import { RESEARCH_TASK_QUEUE } from '../../../domain/research/contract.ts';
 import type { Orm } from '../../../db/orm.ts';
 import { CRM_PROVIDER_LABELS, type CrmProvider } from '../../../integrations/crm/adapter.ts';
 import { createLogger } from '../../../lib/logger.ts';
@@ -12,12 +12,12 @@ import { createWorld } from '../../../sandbox/provider-world/world.ts';
 import {
   SANDBOX_CLIENT_ID as SALESFORCE_CLIENT_ID, SANDBOX_CLIENT_SECRET as SALESFORCE_CLIENT_SECRET, startSalesforceSandbox, type SalesforceSandbox,
 } from '../../../sandbox/salesforce/server.ts';
-import { createAccount } from '../../../services/accounts.ts';
-import { createApiKey } from '../../../services/api-keys.ts';
-import { createCrm, type Crm } from '../../../services/crm.ts';
-import { connectionRef, saveConnection } from '../../../services/crm-connections.ts';
-import { saveCrmSettings } from '../../../services/crm-settings.ts';
-import { crmAdapterOf } from '../../../services/crm-sync.ts';
+import { createAccount } from '../../../services/accounts/accounts.ts';
+import { createApiKey } from '../../../services/accounts/api-keys.ts';
+import { createCrm, type Crm } from '../../../services/crm/crm.ts';
+import { connectionRef, saveConnection } from '../../../services/crm/connections.ts';
+import { saveCrmSettings } from '../../../services/crm/settings.ts';
+import { crmAdapterOf } from '../../../services/crm/sync.ts';
 import type { BenchStack } from './bench-stack.ts';
 import { peakInWindow } from './crm.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';

@@ -1,17 +1,17 @@
 import { Client, Connection } from '@temporalio/client';
-import { CRM_RUN_CONTACTS_IN_FLIGHT, type CrmSyncResult } from '../../../domain/crm-sync-contract.ts';
-import { RESEARCH_TASK_QUEUE } from '../../../domain/research-contract.ts';
+import { CRM_RUN_CONTACTS_IN_FLIGHT, type CrmSyncResult } from '../../../domain/crm/sync-contract.ts';
+import { RESEARCH_TASK_QUEUE } from '../../../domain/research/contract.ts';
 import { loadCrmConfig } from '../../../integrations/crm/config.ts';
 import { createHubSpotOAuth } from '../../../integrations/hubspot/oauth.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { DOCUMENTED_LIMITS } from '../../../sandbox/hubspot/limits.ts';
 import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, startHubSpotSandbox, type HubSpotSandbox } from '../../../sandbox/hubspot/server.ts';
 import { createWorld } from '../../../sandbox/provider-world/world.ts';
-import { createAccount } from '../../../services/accounts.ts';
-import { createApiKey } from '../../../services/api-keys.ts';
-import { createCrm } from '../../../services/crm.ts';
-import { saveConnection } from '../../../services/crm-connections.ts';
-import { saveCrmSettings } from '../../../services/crm-settings.ts';
+import { createAccount } from '../../../services/accounts/accounts.ts';
+import { createApiKey } from '../../../services/accounts/api-keys.ts';
+import { createCrm } from '../../../services/crm/crm.ts';
+import { saveConnection } from '../../../services/crm/connections.ts';
+import { saveCrmSettings } from '../../../services/crm/settings.ts';
 import type { Orm } from '../../../db/orm.ts';
 import type { BenchStack } from './bench-stack.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
@@ -34,7 +34,7 @@ export interface CrmBenchResult {
   researched: number;
   failed: number;
   status: CrmSyncResult['status'];
-  /** Contacts researched at once by the run's fan-out (domain/crm-sync-contract.ts). */
+  /** Contacts researched at once by the run's fan-out (domain/crm/sync-contract.ts). */
   inFlight: number;
   /** Run now → the run's workflow closed (Temporal's start and close times). */
   wallMs: number;

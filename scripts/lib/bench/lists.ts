@@ -1,10 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { Account } from '../../../db/entities/index.ts';
-import { LIST_ITEMS_IN_FLIGHT } from '../../../domain/research-fanout.ts';
-import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE } from '../../../domain/research-contract.ts';
-import { hashApiKey } from '../../../services/api-keys.ts';
-import { startListRunWorkflow } from '../../../services/list-runs.ts';
-import { createListDraft, startList } from '../../../services/lists.ts';
+import { LIST_ITEMS_IN_FLIGHT } from '../../../domain/research/fanout.ts';
+import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE } from '../../../domain/research/contract.ts';
+import { hashApiKey } from '../../../services/accounts/api-keys.ts';
+import { startListRunWorkflow } from '../../../services/lists/runs.ts';
+import { createListDraft, startList } from '../../../services/lists/lists.ts';
 import type { BenchStack } from './bench-stack.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
 import { runClosedLoop, runJob, summarise, type Percentiles } from './research-client.ts';

@@ -1,6 +1,6 @@
 import { ProspectEnrichment } from '../../../clients/typescript/src/index.ts';
-import { hashApiKey } from '../../../services/api-keys.ts';
-import { createEndpoint } from '../../../services/webhooks.ts';
+import { hashApiKey } from '../../../services/accounts/api-keys.ts';
+import { createEndpoint } from '../../../services/webhooks/webhooks.ts';
 import { loadWebhookConfig } from '../../../integrations/webhooks/config.ts';
 import type { ReceiverProcess } from './receiver-process.ts';
 import type { BenchStack } from './bench-stack.ts';

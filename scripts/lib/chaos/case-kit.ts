@@ -123,7 +123,7 @@ export async function expectNoneFailed(context: CaseContext): Promise<void> {
   }
 }
 
-/** The account's jobs still waiting in the workflow-start outbox (services/workflow-start-outbox.ts). */
+/** The account's jobs still waiting in the workflow-start outbox (services/research/workflow-start-outbox.ts). */
 export async function countWaitingForWorkflow(context: CaseContext): Promise<number> {
   const [row] = await query<{ count: string }>(
     context.stack.sql,
@@ -134,7 +134,7 @@ export async function countWaitingForWorkflow(context: CaseContext): Promise<num
 }
 
 /**
- * Measures the relay (services/workflow-start-relay.ts): how long after the
+ * Measures the relay (services/research/workflow-start-relay.ts): how long after the
  * fault ended (`since`: Temporal returned, or the API died) every job that
  * waited for its workflow had one. Printed as a note with the verdict.
  */

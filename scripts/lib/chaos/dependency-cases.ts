@@ -1,4 +1,4 @@
-import { ZCompletedStatus, type ResearchData } from '../../../domain/research-reply.ts';
+import { ZCompletedStatus, type ResearchData } from '../../../domain/research/reply.ts';
 import { seconds, settle, submitJobs, type CaseContext, type ChaosCase } from './case-kit.ts';
 import { getStatus, mapLimited, postJson, type SandboxPerson } from './research-client.ts';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { initOrm } from '../../../db/orm.ts';
-import type { ProductContext } from '../../../domain/product-context.ts';
-import { createAccount } from '../../../services/accounts.ts';
-import { createApiKey } from '../../../services/api-keys.ts';
+import type { ProductContext } from '../../../domain/research/product-context.ts';
+import { createAccount } from '../../../services/accounts/accounts.ts';
+import { createApiKey } from '../../../services/accounts/api-keys.ts';
 import { jobCounts } from './invariants.ts';
 
 export interface Customer {

@@ -1,4 +1,4 @@
-import { ZStatusReply } from '../../../domain/research-reply.ts';
+import { ZStatusReply } from '../../../domain/research/reply.ts';
 import type { CaseContext, ChaosCase, ChaosSettings } from './case-kit.ts';
 import { seconds } from './case-kit.ts';
 import { checkInvariants, query, type LedgerSummary } from './invariants.ts';

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { Me } from '../../../../domain/dashboard-replies.ts';
+import type { Me } from '../../../../domain/dashboard/replies.ts';
 import { api } from '../../lib/api-client.ts';
 
 export const getMe = () => api<Me>('/me');

@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BillingOverview } from '../../../../domain/dashboard-replies.ts';
-import type { PlanName } from '../../../../domain/plans.ts';
+import type { BillingOverview } from '../../../../domain/dashboard/replies.ts';
+import type { PlanName } from '../../../../domain/billing/plans.ts';
 import { api } from '../../lib/api-client.ts';
 
 export type PlanChange =

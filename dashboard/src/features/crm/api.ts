@@ -1,8 +1,8 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import type { Cadence, SkipReason } from '../../../../domain/crm.ts';
-import type { MappableProperty, MappingDecision, PropertyMapping } from '../../../../domain/crm-write-rules.ts';
-import type { PlanName } from '../../../../domain/plans.ts';
+import type { Cadence, SkipReason } from '../../../../domain/crm/crm.ts';
+import type { MappableProperty, MappingDecision, PropertyMapping } from '../../../../domain/crm/write-rules.ts';
+import type { PlanName } from '../../../../domain/billing/plans.ts';
 import type { CrmProvider } from '../../../../integrations/crm/adapter.ts';
 import { api } from '../../lib/api-client.ts';
 

@@ -1,7 +1,7 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import type { TJobFilter } from '../../../../domain/dashboard.ts';
-import type { JobDetail, JobPage } from '../../../../domain/dashboard-replies.ts';
-import { hasEnded } from '../../../../domain/research-job-status.ts';
+import type { TJobFilter } from '../../../../domain/dashboard/schemas.ts';
+import type { JobDetail, JobPage } from '../../../../domain/dashboard/replies.ts';
+import { hasEnded } from '../../../../domain/research/job-status.ts';
 import { api } from '../../lib/api-client.ts';
 
 const LIVE_REFRESH_MS = 1_000;

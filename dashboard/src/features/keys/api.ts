@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { TProductContext, TProductContextInput } from '../../../../domain/dashboard.ts';
-import type { CreatedKey, KeyList } from '../../../../domain/dashboard-replies.ts';
+import type { TProductContext, TProductContextInput } from '../../../../domain/dashboard/schemas.ts';
+import type { CreatedKey, KeyList } from '../../../../domain/dashboard/replies.ts';
 import { api } from '../../lib/api-client.ts';
 
 export const getKeys = () => api<KeyList>('/keys');

@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { KeyList } from '../../../../domain/dashboard-replies.ts';
-import type { ColumnMapping, ListPreview } from '../../../../domain/list-fields.ts';
-import { isListRunning, type ListLimits, type ListProgress, type ListRowReply, type ListSummary, type TListPatch } from '../../../../domain/lists.ts';
+import type { KeyList } from '../../../../domain/dashboard/replies.ts';
+import type { ColumnMapping, ListPreview } from '../../../../domain/lists/fields.ts';
+import { isListRunning, type ListLimits, type ListProgress, type ListRowReply, type ListSummary, type TListPatch } from '../../../../domain/lists/lists.ts';
 import { api } from '../../lib/api-client.ts';
 
 // The Lists page's calls (docs/lists.md#using-it): a list is uploaded as a

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { TPreferences } from '../../../../domain/dashboard.ts';
+import type { TPreferences } from '../../../../domain/dashboard/schemas.ts';
 import { api } from '../../lib/api-client.ts';
 
 export function useSavePreferences() {

@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import type { Usage } from '../../../../domain/dashboard-replies.ts';
+import type { Usage } from '../../../../domain/dashboard/replies.ts';
 import { api } from '../../lib/api-client.ts';
 
 /** The current cycle without `cycle`; an earlier one by its start. */

@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DeliveryPage, DeliveryView, EndpointView, TDeliveryFilter, WebhookEvent } from '../../../../domain/webhooks.ts';
+import type { DeliveryPage, DeliveryView, EndpointView, TDeliveryFilter, WebhookEvent } from '../../../../domain/webhooks/webhooks.ts';
 import { api } from '../../lib/api-client.ts';
 
 export type { DeliveryPage, DeliveryView, EndpointView, TDeliveryFilter, WebhookEvent };

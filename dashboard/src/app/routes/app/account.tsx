@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { z } from 'zod';
-import { ZAccountDeletion } from '../../../../../domain/dashboard.ts';
+import { ZAccountDeletion } from '../../../../../domain/dashboard/schemas.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { ApiError, api } from '../../../lib/api-client.ts';

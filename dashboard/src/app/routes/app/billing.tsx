@@ -1,8 +1,8 @@
 import { Alert, Button, Card, Group, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import type { PlanOption } from '../../../../../domain/dashboard-replies.ts';
-import type { PlanName } from '../../../../../domain/plans.ts';
+import type { PlanOption } from '../../../../../domain/dashboard/replies.ts';
+import type { PlanName } from '../../../../../domain/billing/plans.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';

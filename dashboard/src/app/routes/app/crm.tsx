@@ -12,7 +12,7 @@ import { CrmPreviewTable, CrmRuns } from '../../../features/crm/components/crm-r
 import { CrmSettingsForm } from '../../../features/crm/components/crm-settings-form.tsx';
 import { CrmNameContext, useCrmName } from '../../../features/crm/crm-name.ts';
 import { formatDateTime } from '../../../lib/format.ts';
-import { planLabel } from '../../../../../domain/plans.ts';
+import { planLabel } from '../../../../../domain/billing/plans.ts';
 
 // Once connected again, perhaps to another CRM, a pause for a lost connection was an earlier connection's: the connected CRM is not named.
 const pauseReasons = (crm: string, isConnected: boolean): Record<string, string> => ({

@@ -1,9 +1,9 @@
 import { Alert, Anchor, Button, Group, List, Loader, Stack, Text, ThemeIcon } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import type { z } from 'zod';
-import type { JobDetail } from '../../../../../domain/dashboard-replies.ts';
-import { RESEARCH_STAGES, type ResearchStage } from '../../../../../domain/research-contract.ts';
-import type { ZResearchData } from '../../../../../domain/research-reply.ts';
+import type { JobDetail } from '../../../../../domain/dashboard/replies.ts';
+import { RESEARCH_STAGES, type ResearchStage } from '../../../../../domain/research/contract.ts';
+import type { ZResearchData } from '../../../../../domain/research/reply.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useJob } from '../../../features/jobs/api.ts';

@@ -1,7 +1,7 @@
 import { Anchor, Group, Pagination, Select, Table, Text } from '@mantine/core';
 import { Link, useSearchParams } from 'react-router';
-import { ZJobFilter } from '../../../../../domain/dashboard.ts';
-import { RESEARCH_JOB_STATUSES } from '../../../../../domain/research-job-status.ts';
+import { ZJobFilter } from '../../../../../domain/dashboard/schemas.ts';
+import { RESEARCH_JOB_STATUSES } from '../../../../../domain/research/job-status.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useJobs } from '../../../features/jobs/api.ts';

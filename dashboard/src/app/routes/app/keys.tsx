@@ -1,14 +1,14 @@
 import { Alert, Badge, Button, Group, Table, Text } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import type { KeyListItem, KeyProduct } from '../../../../../domain/dashboard-replies.ts';
+import type { KeyListItem, KeyProduct } from '../../../../../domain/dashboard/replies.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { CreateKeyDialog } from '../../../features/keys/components/create-key-dialog.tsx';
 import { EditProductDialog, RevokeKeyDialog } from '../../../features/keys/components/key-dialogs.tsx';
 import { useKeys } from '../../../features/keys/api.ts';
 import { formatDateTime } from '../../../lib/format.ts';
-import { planLabel } from '../../../../../domain/plans.ts';
+import { planLabel } from '../../../../../domain/billing/plans.ts';
 
 export default function KeysPage() {
   const keys = useKeys();

@@ -1,7 +1,7 @@
 import { Anchor, Progress, Stack, Table, Text } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
-import { formatCount } from '../../../../../domain/list-fields.ts';
-import type { ListSummary } from '../../../../../domain/lists.ts';
+import { formatCount } from '../../../../../domain/lists/fields.ts';
+import type { ListSummary } from '../../../../../domain/lists/lists.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useLists } from '../../../features/lists/api.ts';

@@ -1,12 +1,12 @@
 import { Card, Grid, Group, NativeSelect, Progress, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import type { Usage } from '../../../../../domain/dashboard-replies.ts';
+import type { Usage } from '../../../../../domain/dashboard/replies.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useUsage } from '../../../features/usage/api.ts';
 import { UsageChart } from '../../../features/usage/components/usage-chart.tsx';
 import { formatDate, formatDateTime } from '../../../lib/format.ts';
-import { planLabel } from '../../../../../domain/plans.ts';
+import { planLabel } from '../../../../../domain/billing/plans.ts';
 
 // A statement of the credits a person can spend: used ones are taken away (−), refunds and grants added (+).
 const KIND_LABELS = { consume: 'Used', refund: 'Refunded', cycle_reset: 'Granted: new cycle', plan_change: 'Granted: plan change' } as const;

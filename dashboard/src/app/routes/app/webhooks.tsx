@@ -1,6 +1,6 @@
 import { Button, Card, Checkbox, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../../../../../domain/webhooks.ts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../../../../domain/webhooks/webhooks.ts';
 import { PageTitle } from '../../../components/app-layout.tsx';
 import { FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';

@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { z } from 'zod';
-import { PASSWORD_MIN_LENGTH, ZSignUp } from '../../../../../domain/dashboard.ts';
+import { PASSWORD_MIN_LENGTH, ZSignUp } from '../../../../../domain/dashboard/schemas.ts';
 import { AuthLayout, FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { auth } from '../../../lib/auth.ts';
 

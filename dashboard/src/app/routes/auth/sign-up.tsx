@@ -2,7 +2,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, PasswordInput, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
-import { PASSWORD_MIN_LENGTH, ZSignUp } from '../../../../../domain/dashboard.ts';
+import { PASSWORD_MIN_LENGTH, ZSignUp } from '../../../../../domain/dashboard/schemas.ts';
 import { AuthLayout, FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { auth } from '../../../lib/auth.ts';
 

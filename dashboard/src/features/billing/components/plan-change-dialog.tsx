@@ -1,5 +1,5 @@
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
-import type { BillingOverview, PlanOption } from '../../../../../domain/dashboard-replies.ts';
+import type { BillingOverview, PlanOption } from '../../../../../domain/dashboard/replies.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { formatDate } from '../../../lib/format.ts';
 import { useChangePlan, type PlanChange } from '../api.ts';

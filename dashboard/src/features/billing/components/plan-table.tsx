@@ -1,6 +1,6 @@
 import { Button, Table, Text } from '@mantine/core';
-import type { BillingOverview, PlanOption } from '../../../../../domain/dashboard-replies.ts';
-import type { PlanName } from '../../../../../domain/plans.ts';
+import type { BillingOverview, PlanOption } from '../../../../../domain/dashboard/replies.ts';
+import type { PlanName } from '../../../../../domain/billing/plans.ts';
 
 const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
 const label = (name: PlanName) => name[0]!.toUpperCase() + name.slice(1);

@@ -1,7 +1,7 @@
 import { Anchor, Badge, List, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
-import { SKIP_REASON_LABELS, SKIP_REASONS } from '../../../../../domain/crm.ts';
-import { CRM_MAPPABLE_FIELD_LABELS, LEAVE_REASON_LABELS, type MappingDecision } from '../../../../../domain/crm-write-rules.ts';
+import { SKIP_REASON_LABELS, SKIP_REASONS } from '../../../../../domain/crm/crm.ts';
+import { CRM_MAPPABLE_FIELD_LABELS, LEAVE_REASON_LABELS, type MappingDecision } from '../../../../../domain/crm/write-rules.ts';
 import { shortText } from '../../../../../domain/shown-text.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import type { CrmPreview, CrmPreviewContact, CrmRun } from '../api.ts';

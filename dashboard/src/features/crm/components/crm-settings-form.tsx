@@ -1,13 +1,13 @@
 import { Button, Checkbox, Group, NumberInput, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useEffect } from 'react';
 import { Controller, useForm } from 'react-hook-form';
-import { CADENCE_LABELS, CADENCES } from '../../../../../domain/crm.ts';
+import { CADENCE_LABELS, CADENCES } from '../../../../../domain/crm/crm.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import type { CrmScoreProperties, CrmSettingsValues } from '../api.ts';
 import { useCrmName } from '../crm-name.ts';
-import type { PropertyMapping } from '../../../../../domain/crm-write-rules.ts';
+import type { PropertyMapping } from '../../../../../domain/crm/write-rules.ts';
 import { CrmWriteRulesFields, type WriteRulesValues } from './crm-write-rules-fields.tsx';
 
 interface FormValues extends WriteRulesValues {

@@ -3,7 +3,7 @@ import { Controller, useFieldArray, useWatch, type Control, type FieldErrors } f
 import { useCrmName } from '../crm-name.ts';
 import {
   canMapOnto, CRM_MAPPABLE_FIELD_LABELS, CRM_MAPPABLE_FIELDS, WRITE_RULE_LABELS, WRITE_RULES, type CrmMappableField, type MappableProperty,
-} from '../../../../../domain/crm-write-rules.ts';
+} from '../../../../../domain/crm/write-rules.ts';
 
 /** The form values this part edits (the settings form holds them beside its own). */
 export interface WriteRulesValues {

@@ -1,7 +1,7 @@
 import { Anchor, Avatar, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useId, type ReactNode } from 'react';
 import type { z } from 'zod';
-import { ZMeta, type ZDecisionMaker, type ZPost, type ZResearchData } from '../../../../../domain/research-reply.ts';
+import { ZMeta, type ZDecisionMaker, type ZPost, type ZResearchData } from '../../../../../domain/research/reply.ts';
 
 type ResearchData = z.infer<typeof ZResearchData>;
 type Post = z.infer<typeof ZPost>;

@@ -1,6 +1,6 @@
 import { Anchor, Text } from '@mantine/core';
 import { Link } from 'react-router';
-import type { JobListItem } from '../../../../../domain/dashboard-replies.ts';
+import type { JobListItem } from '../../../../../domain/dashboard/replies.ts';
 
 /** Where a job came from: the API, a list (linked to it) or a CRM sync (issues 18, 20). */
 export function JobSource({ job }: { job: Pick<JobListItem, 'source' | 'listId' | 'listName'> }) {

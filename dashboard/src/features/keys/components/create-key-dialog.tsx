@@ -1,7 +1,7 @@
 import { Alert, Button, CopyButton, Group, Loader, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ZProductUrl, type TProductContext } from '../../../../../domain/dashboard.ts';
+import { ZProductUrl, type TProductContext } from '../../../../../domain/dashboard/schemas.ts';
 import { draftProductContext, useCreateKey } from '../api.ts';
 import { EMPTY_PRODUCT, ProductContextForm } from './product-context-form.tsx';
 

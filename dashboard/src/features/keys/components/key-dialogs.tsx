@@ -1,5 +1,5 @@
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
-import type { KeyListItem, KeyProduct } from '../../../../../domain/dashboard-replies.ts';
+import type { KeyListItem, KeyProduct } from '../../../../../domain/dashboard/replies.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { useRevokeKey, useUpdateProduct } from '../api.ts';
 import { ProductContextForm } from './product-context-form.tsx';

@@ -3,7 +3,7 @@ import { Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
 import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { ZProductContextInput, type TProductContext, type TProductContextInput } from '../../../../../domain/dashboard.ts';
+import { ZProductContextInput, type TProductContext, type TProductContextInput } from '../../../../../domain/dashboard/schemas.ts';
 import { ApiError } from '../../../lib/api-client.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 

@@ -1,6 +1,6 @@
 import { Alert, Card, NativeSelect, SimpleGrid, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { LIST_FIELD_LABELS, LIST_FIELDS, type ColumnMapping, type ListField } from '../../../../../domain/list-fields.ts';
+import { LIST_FIELD_LABELS, LIST_FIELDS, type ColumnMapping, type ListField } from '../../../../../domain/lists/fields.ts';
 import { shortText } from '../../../../../domain/shown-text.ts';
 
 const NOT_USED = '';

@@ -1,7 +1,7 @@
 import { Alert, Anchor, Button, Card, Group, NativeSelect, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { formatCount } from '../../../../../domain/list-fields.ts';
+import { formatCount } from '../../../../../domain/lists/fields.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { useDeleteList, useListKeys, useLists, useStartList, useUpdateList, type ListDraft } from '../api.ts';
 import { ColumnMappingCard } from './column-mapping.tsx';

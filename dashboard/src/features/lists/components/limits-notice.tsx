@@ -1,8 +1,8 @@
 import { Alert, Anchor, Text } from '@mantine/core';
 import { Link } from 'react-router';
-import { formatCount } from '../../../../../domain/list-fields.ts';
-import type { ListLimits } from '../../../../../domain/lists.ts';
-import { planLabel } from '../../../../../domain/plans.ts';
+import { formatCount } from '../../../../../domain/lists/fields.ts';
+import type { ListLimits } from '../../../../../domain/lists/lists.ts';
+import { planLabel } from '../../../../../domain/billing/plans.ts';
 
 const inWords = (count: number) => (count === 1 ? 'one list runs' : count === 3 ? 'three lists run' : `${count} lists run`);
 

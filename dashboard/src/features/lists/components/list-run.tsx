@@ -1,8 +1,8 @@
 import { Alert, Anchor, Badge, Button, Card, Group, Modal, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { formatCount } from '../../../../../domain/list-fields.ts';
-import { isListRunning, type ListCounts, type ListProgress, type ListRowReply, type ListRowStatus, type ListStatus, type ListSummary } from '../../../../../domain/lists.ts';
+import { formatCount } from '../../../../../domain/lists/fields.ts';
+import { isListRunning, type ListCounts, type ListProgress, type ListRowReply, type ListRowStatus, type ListStatus, type ListSummary } from '../../../../../domain/lists/lists.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 import { resultsUrl, useCancelList } from '../api.ts';

@@ -1,6 +1,6 @@
 import { Alert, Button, Card, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useId, useState, type DragEvent, type FormEvent } from 'react';
-import { LIST_MAX_BYTES, LIST_MAX_ROWS, formatCount } from '../../../../../domain/list-fields.ts';
+import { LIST_MAX_BYTES, LIST_MAX_ROWS, formatCount } from '../../../../../domain/lists/fields.ts';
 import { ApiError } from '../../../lib/api-client.ts';
 import { usePasteList, useUploadList, type ListDraft } from '../api.ts';
 

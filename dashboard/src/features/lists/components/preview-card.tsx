@@ -1,6 +1,6 @@
 import { Alert, Badge, Card, Group, Switch, Table, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { formatCount, type ListPreview, type ListPreviewRow } from '../../../../../domain/list-fields.ts';
+import { formatCount, type ListPreview, type ListPreviewRow } from '../../../../../domain/lists/fields.ts';
 import { ScrollBox } from './scroll-box.tsx';
 
 const SHOWN_ROWS = 100;

@@ -1,6 +1,6 @@
 import { Text } from '@mantine/core';
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { formatCount } from '../../../../../domain/list-fields.ts';
+import { formatCount } from '../../../../../domain/lists/fields.ts';
 
 /**
  * A table of rows in a box of at most `maxHeight` that scrolls. When the box

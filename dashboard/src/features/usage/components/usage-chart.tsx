@@ -1,5 +1,5 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { Usage } from '../../../../../domain/dashboard-replies.ts';
+import type { Usage } from '../../../../../domain/dashboard/replies.ts';
 
 const PALETTE = ['#1864ab', '#2b8a3e', '#c92a2a', '#e67700', '#5f3dc4', '#0b7285', '#862e9c', '#5c940d'];
 const keyOf = (key: Usage['keys'][number]) => (key.id === null ? 'none' : String(key.id));

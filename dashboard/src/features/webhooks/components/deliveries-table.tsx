@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Group, NativeSelect, Pagination, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { DELIVERY_PAGE_SIZES, DELIVERY_STATUSES, type DeliveryPage, type DeliveryView, type TDeliveryFilter } from '../../../../../domain/webhooks.ts';
+import { DELIVERY_PAGE_SIZES, DELIVERY_STATUSES, type DeliveryPage, type DeliveryView, type TDeliveryFilter } from '../../../../../domain/webhooks/webhooks.ts';
 import { formatDateTime, formatDuration } from '../../../lib/format.ts';
 import { useDeliveries, useResendDelivery } from '../api.ts';
 
