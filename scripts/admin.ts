@@ -72,7 +72,7 @@ function isSameDirectory(a: string, b: string): boolean {
 }
 
 /**
- * Issue 4 §7: the product context drafted from the product's page, as the
+ * The product context drafted from the product's page, as the
  * dashboard does it. The page is fetched with the SSRF guards of technology
  * detection; loopback and private addresses are reachable only while the model
  * sandbox stands in for the AI (it serves the sample product pages locally).

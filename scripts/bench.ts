@@ -140,7 +140,7 @@ try {
     });
   }
   if (parts.has('lists')) {
-    // Issue 20: a list of uncached prospects beside the API's own jobs, at the same fixed latencies.
+    // A list of uncached prospects beside the API's own jobs, at the same fixed latencies.
     listResults = await measureLists(stack, {
       rows: number('list-rows', quick ? 40 : 200),
       apiJobs: quick ? 6 : 20,
@@ -151,7 +151,7 @@ try {
     });
   }
   if (hubspotStandIn) {
-    // Issue 18: a sync run of uncached contacts at the same fixed latencies, against HubSpot's documented limits.
+    // A sync run of uncached contacts at the same fixed latencies, against HubSpot's documented limits.
     crmResults = await measureCrm(stack, hubspotStandIn, {
       contacts: number('crm-contacts', 50),
       providerLatenciesMs: settings.providerLatenciesMs,

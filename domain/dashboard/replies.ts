@@ -70,7 +70,7 @@ export interface JobListItem {
   submittedAt: string;
   completedAt: string | null;
   durationMs: number | null;
-  /** Who asked for the job: the API, a list run or a CRM run (issues 18, 20). */
+  /** Who asked for the job: the API, a list run or a CRM run. */
   source: 'api' | 'list' | 'crm';
   /** The list the job researched a row of, when `source` is `list`. */
   listId: string | null;

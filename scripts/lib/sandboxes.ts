@@ -96,7 +96,7 @@ export const SANDBOXES: SandboxSpec[] = [
     appEnv: (_url, ports) => ({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(ports.mailSmtp), SMTP_SECURE: 'false' }),
   },
   {
-    // HubSpot's OAuth and CRM API (issue 18): the app's client id and secret are the stand-in's own.
+    // HubSpot's OAuth and CRM API: the app's client id and secret are the stand-in's own.
     name: 'hubspot-sandbox',
     entry: 'sandbox/hubspot/main.ts',
     ports: [{ key: 'hubspot', variable: 'SANDBOX_HUBSPOT_PORT', defaultPort: 4410 }],

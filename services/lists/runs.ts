@@ -7,7 +7,7 @@ import type { FanoutItem, FanoutOwner } from '../../domain/research/fanout.ts';
 import type { ResearchRequest } from '../../domain/research/request.ts';
 import type { Logger } from '../../lib/logger.ts';
 
-// The list run's side (issue 20): its workflow started durably, and the
+// The list run's side: its workflow started durably, and the
 // steps of workflows/list-run-workflow.ts.
 
 export interface ListRunStarts {

@@ -170,7 +170,7 @@ describe('the CRM page API', () => {
     expect((await bob.get('/app/api/crm/score-properties')).status).not.toBe(200);
   });
 
-  it('write rules and re-enrichment (issue 28): properties a mapping can write, field errors, saved, and the preview\'s writes and credits', async () => {
+  it('write rules and re-enrichment: properties a mapping can write, field errors, saved, and the preview\'s writes and credits', async () => {
     // A number property the portal's admins added: known once the properties are read again.
     addPortalNumberProperty(crm.hubspot);
     const portal = await alice.post('/app/api/crm/score-properties/refresh');

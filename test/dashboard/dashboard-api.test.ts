@@ -153,7 +153,7 @@ describe('accounts', () => {
     expect(elsewhere.status).toBe(401);
   });
 
-  it('says when sign-up may be tried again once the 5-a-minute limit of a client address is reached (issue 16)', async () => {
+  it('says when sign-up may be tried again once the 5-a-minute limit of a client address is reached', async () => {
     const replies = [];
     for (let attempt = 0; attempt < 6; attempt++) {
       const body = { email: uniqueEmail('signup-limit'), password: 'a long enough passphrase', name: 'x' };

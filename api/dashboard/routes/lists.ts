@@ -51,7 +51,7 @@ async function readUpload(ctx: Context): Promise<{ bytes?: Uint8Array; pasted?: 
   return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), name: name || undefined };
 }
 
-/** Lists (issue 20; docs/lists.md): thin, as every dashboard router. */
+/** Lists (docs/lists.md): thin, as every dashboard router. */
 export function listsRouter(deps: ListsRouterDeps): Router<DashboardState> {
   const router = new Router<DashboardState>();
   const starts: ListRunStarts = { temporal: deps.temporal, ...deps.lists };

@@ -2,7 +2,7 @@ import { Anchor, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import type { JobListItem } from '../../../../../domain/dashboard/replies.ts';
 
-/** Where a job came from: the API, a list (linked to it) or a CRM sync (issues 18, 20). */
+/** Where a job came from: the API, a list (linked to it) or a CRM sync. */
 export function JobSource({ job }: { job: Pick<JobListItem, 'source' | 'listId' | 'listName'> }) {
   if (job.source === 'list' && job.listId) {
     return (
