@@ -17,7 +17,7 @@ import type { ResearchData } from '../../domain/research/reply.ts';
 import type { ChatPostResult } from '../../integrations/chat/slack-webhook.ts';
 import { CRM_PROVIDER_LABELS, type CrmAdapter, type CrmConnectionRef, type CrmProvider } from '../../integrations/crm/adapter.ts';
 import type { CrmConfig } from '../../integrations/crm/config.ts';
-import { CrmAuthRevoked, CrmConfigRejected, CrmRejected } from '../../integrations/crm/errors.ts';
+import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, type CrmHoldOff } from '../../integrations/crm/errors.ts';
 import type { CrmProviderKit, CrmProviderKits } from '../../integrations/crm/providers.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
 import { crmDigestEmail, crmWebhookDisabledEmail } from '../../integrations/mail/templates/crm.ts';
@@ -343,6 +343,15 @@ export async function finishCrmRun(
     }));
   }
   return counts;
+}
+
+/**
+ * A run waiting out its CRM's allowance (a step retried when the hold-off
+ * ends): why and until when, on the run's row, so that the CRM page says
+ * so rather than a silent "Running".
+ */
+export async function recordRunWaiting(deps: CrmSyncDeps, runId: string, holdOff: CrmHoldOff): Promise<void> {
+  await deps.em().execute(`update crm_sync_run set waiting_until = ?, waiting_reason = ? where id = ? and status = 'running'`, [holdOff.until, holdOff.reason.slice(0, 500), runId]);
 }
 
 /** A run that could not run at all: recorded with its reason. */
