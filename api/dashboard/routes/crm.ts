@@ -182,7 +182,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     try {
       const input = await validateCrmSettings(body, {
         crm: connection ? labelOf(connection) : undefined,
-        scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, chatSandboxUrl: crm.config.chatSandboxUrl,
+        scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, outbound: crm.config.outbound,
       });
       if (input.active && !connection) throw new CrmSettingsInvalid({ active: 'Connect a CRM before turning the integration on.' });
       // Contacts or Leads is Salesforce's alone.
