@@ -16,6 +16,7 @@ import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings
 import { crmAdapterOf } from '../../../services/crm/sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { Client } from '@temporalio/client';
+import { refuseNulCharacters } from '../../nul-characters.ts';
 import { readJsonBody } from '../../read-json-body.ts';
 import type { DashboardState } from '../guard.ts';
 import { idParam } from './ids.ts';
@@ -177,6 +178,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
     const body = await readJsonBody(ctx);
+    refuseNulCharacters(body);
     const connection = await connectionRef(em, account.id);
     const portal = connection ? await propertiesOf(crm, em, connection, false) : null;
     try {
