@@ -114,7 +114,7 @@ if (mail) {
 }
 // The webhook part's receiver, a process of its own on loopback: the worker is told it may deliver there (development allowance).
 const receiver = parts.has('webhooks') ? await startReceiverProcess() : null;
-if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
+if (receiver) process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1';
 // The crm part's HubSpot stand-in runs here; the worker gets its address through the environment.
 const hubspotStandIn = parts.has('crm') ? await startCrmBenchStandIn() : null;
 // And Pipedrive's and Salesforce's: the same run against each CRM.

@@ -38,7 +38,6 @@ export interface CrmSyncDeps {
   publicUrl: string;
   /** Shorter waits for tests: each CRM's retry policy, partly overridden. */
   retry?: Record<string, number>;
-  fetch?: typeof fetch;
 }
 
 function kitOf(deps: CrmSyncDeps, provider: CrmProvider): CrmProviderKit {
@@ -252,7 +251,7 @@ async function postChat(deps: CrmSyncDeps, plan: CrmRunPlan, message: ChatMessag
   const settings = plan.settings!;
   const url = settings.chatWebhookUrl!;
   // In the webhook's turn, shared by every process (services/crm/chat-pacing.ts): in order, about one a second.
-  const result = await postPacedChatMessage(deps.em, url, message, { chatSandboxUrl: deps.config.chatSandboxUrl, fetch: deps.fetch });
+  const result = await postPacedChatMessage(deps.em, url, message, { policy: deps.config.outbound });
   if (result.outcome === 'gone') {
     const em = deps.em();
     await em.transactional(async (tx) => {

@@ -17,6 +17,7 @@ import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings
 import { crmAdapterOf } from '../../../services/crm/sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { Client } from '@temporalio/client';
+import { refuseNulCharacters } from '../../nul-characters.ts';
 import { readJsonBody } from '../../read-json-body.ts';
 import type { DashboardState } from '../guard.ts';
 import { idParam } from './ids.ts';
@@ -180,12 +181,13 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
     const body = await readJsonBody(ctx);
+    refuseNulCharacters(body);
     const connection = await connectionRef(em, account.id);
     const portal = connection ? await propertiesOf(crm, em, connection, false) : null;
     try {
       const input = await validateCrmSettings(body, {
         crm: connection ? labelOf(connection) : undefined,
-        scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, chatSandboxUrl: crm.config.chatSandboxUrl,
+        scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, outbound: crm.config.outbound,
       });
       if (input.active && !connection) throw new CrmSettingsInvalid({ active: 'Connect a CRM before turning the integration on.' });
       // Contacts or Leads is Salesforce's alone.
