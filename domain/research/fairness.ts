@@ -1,4 +1,4 @@
-// Fairness between accounts on the research task queue (docs/operations.md#fair-shares-between-accounts).
+// Fairness between accounts on the research task queue (docs/deploy.md#fairness-between-accounts).
 // Pure: workflow code imports it.
 import { PLAN_NAMES, type PlanName } from '../billing/plans.ts';
 
