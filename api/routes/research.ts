@@ -45,7 +45,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     // estimate is read meanwhile; the job is accepted even if that read fails.
     const isWaitingForWorkflow = job.status === 'queued' && job.workflowStartedAt === null;
     const [, estimatedSeconds] = await Promise.all([
-      isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: apiKey.accountId, submittedAt: job.submittedAt, source: 'api' }) : null,
+      isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: apiKey.accountId, plan: submission.plan, submittedAt: job.submittedAt, source: 'api' }) : null,
       estimateForNewJob(em, apiKey, request.email, now).catch(() => DEFAULT_ESTIMATE_SECONDS),
     ]);
     ctx.status = 202;
@@ -78,6 +78,7 @@ const workflowStarts = (deps: ApiDeps) => ({
   temporal: deps.temporal,
   taskQueue: deps.config.temporal.taskQueue,
   deadlineMs: deps.config.researchDeadlineMs,
+  fairnessWeights: deps.config.fairnessWeights,
 });
 
 function readIdempotencyKey(ctx: Context): string | null {
