@@ -53,7 +53,7 @@ describe("the dev server's files", () => {
   it('is enough for the dashboard: the sign-in page runs in a browser', async () => {
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ baseURL: stack.apiUrl });
+      const page = await (await browser.newContext({ baseURL: stack.apiUrl })).newPage();
       const refused: string[] = [];
       page.on('response', (response) => void (response.status() >= 400 && refused.push(`${response.status()} ${response.url()}`)));
       await page.goto('/app/sign-in');
