@@ -35,7 +35,10 @@ const ZEnv = z.object({
    */
   WORKER_METRICS_PORT: z.union([z.literal('off'), envVar.int({ min: 1, max: 65535 })]).describe('a port from 1 to 65535, or off').default('off'),
   WORKER_METRICS_HOST: envVar.text().default('127.0.0.1'),
-  /** When set, the API's /metrics answers only `Authorization: Bearer <this>` (its port is public). */
+  /**
+   * When set, the API's /metrics answers only `Authorization: Bearer <this>`.
+   * Required in production (loadApiConfig): the API's port is public.
+   */
   METRICS_BEARER_TOKEN: envVar.text().optional(),
   /**
    * Which worker roles this process runs (worker/roles.ts): `research`, `crm`,
@@ -124,4 +127,19 @@ export function loadConfig(env: Env = process.env): Config {
     shutdown: { readinessDelayMs: e.SHUTDOWN_READINESS_DELAY_MS, graceMs: e.SHUTDOWN_GRACE_MS },
     fairnessWeights: e.FAIRNESS_PLAN_WEIGHTS ?? DEFAULT_FAIRNESS_WEIGHTS,
   };
+}
+
+/**
+ * The API's settings: loadConfig's, and in production a METRICS_BEARER_TOKEN,
+ * since the API serves /metrics on its own public port and its figures (traffic,
+ * jobs, credits) are not for its clients.
+ */
+export function loadApiConfig(env: Env = process.env): Config {
+  const config = loadConfig(env);
+  if (config.metricsBearerToken === null && env.NODE_ENV?.trim() === 'production') {
+    throw new ConfigError([
+      "METRICS_BEARER_TOKEN is not set: required when NODE_ENV=production, since the API's /metrics is on its public port (Prometheus sends it as `Authorization: Bearer <token>`)",
+    ]);
+  }
+  return config;
 }

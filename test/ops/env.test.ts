@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAiConfig } from '../../integrations/ai/ai-config.ts';
 import { createProviderConfig } from '../../integrations/providers/config.ts';
-import { loadConfig } from '../../lib/config.ts';
+import { loadApiConfig, loadConfig } from '../../lib/config.ts';
 import { CONFIG_ERROR_EXIT_CODE, ConfigError, envVar, loadDotEnv, parseEnv } from '../../lib/env.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 
@@ -91,6 +91,28 @@ describe('a bad value', () => {
     expect((failure as { stderr: string }).stderr).toBe(
       'worker: configuration: PROVIDER_TIMEOUT_MS="sometimes" is not accepted: expected a whole number from 100 to 120000\n',
     );
+  });
+});
+
+describe("the API's /metrics in production", () => {
+  const production = { DATABASE_URL, NODE_ENV: 'production' };
+
+  it('needs METRICS_BEARER_TOKEN, since it shares the public port', () => {
+    expect(problemsOf(() => loadApiConfig({ ...production, METRICS_BEARER_TOKEN: ' ' }))).toEqual([
+      "METRICS_BEARER_TOKEN is not set: required when NODE_ENV=production, since the API's /metrics is on its public port (Prometheus sends it as `Authorization: Bearer <token>`)",
+    ]);
+    expect(loadApiConfig({ ...production, METRICS_BEARER_TOKEN: 'scrape-secret' }).metricsBearerToken).toBe('scrape-secret');
+    // Development and the worker (its metrics have their own listener) go without.
+    expect(loadApiConfig({ DATABASE_URL }).metricsBearerToken).toBeNull();
+    expect(loadConfig(production).metricsBearerToken).toBeNull();
+  });
+
+  it('without it, the API does not start: one line, exit code 78', async () => {
+    const failure = await run(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'api/main.ts')], {
+      env: { PATH: process.env.PATH, ...production },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect('code' in failure && failure.code).toBe(CONFIG_ERROR_EXIT_CODE);
+    expect((failure as { stderr: string }).stderr).toMatch(/^api: configuration: METRICS_BEARER_TOKEN is not set: required when NODE_ENV=production/);
   });
 });
 
