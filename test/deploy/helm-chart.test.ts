@@ -293,7 +293,7 @@ describe('the NetworkPolicies and the ServiceMonitor', () => {
   it("scrape every worker pod's /metrics through a headless Service, and the API's with its bearer token", async () => {
     const service = named(enabled, 'Service', `${FULLNAME}-worker-metrics`);
     const apiService = named(enabled, 'Service', `${FULLNAME}-api`);
-    const serviceSpec = service.spec as { clusterIP: string; selector: Record<string, string>; ports: { name: string; targetPort: string }[] };
+    const serviceSpec = service.spec as unknown as { clusterIP: string; selector: Record<string, string>; ports: { name: string; targetPort: string }[] };
     expect(serviceSpec.clusterIP).toBe('None');
     for (const worker of workerDeployments(enabled)) expect(selects(serviceSpec.selector, podLabels(worker)), worker.metadata.name).toBe(true);
     expect(selects(serviceSpec.selector, podLabels(named(enabled, 'Deployment', `${FULLNAME}-api`)))).toBe(false);
