@@ -5,6 +5,7 @@
 #   node worker/main.ts research        a worker role: research | crm | webhooks | housekeeping
 #   node scripts/migrate.ts             the migrations (exits)
 #   node scripts/admin.ts --help        the admin commands
+#   node scripts/first-build-current.ts a first Worker Versioning build made current (the chart's hook)
 #
 # Debian (glibc) in every stage, never Alpine: Temporal's core bridge is a
 # glibc binary, and the stages must agree on the libc that built node_modules.
@@ -71,7 +72,7 @@ COPY --from=build /app/lib lib
 COPY --from=build /app/services services
 COPY --from=build /app/worker worker
 COPY --from=build /app/workflows workflows
-COPY --from=build /app/scripts/migrate.ts /app/scripts/admin.ts scripts/
+COPY --from=build /app/scripts/migrate.ts /app/scripts/admin.ts /app/scripts/first-build-current.ts scripts/
 COPY --from=build /app/scripts/lib scripts/lib
 COPY --from=build /app/dashboard/dist dashboard/dist
 COPY --from=build /app/dist dist

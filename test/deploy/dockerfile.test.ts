@@ -58,7 +58,7 @@ function packagesImportedBy(file: string, seen: Set<string>, packages: Set<strin
 
 describe('the production dependencies', () => {
   // What the image runs (Dockerfile, docs/deploy.md#the-image) and the workflow code it bundles.
-  const entryPoints = ['api/main.ts', 'worker/main.ts', 'scripts/migrate.ts', 'scripts/admin.ts', 'workflows/index.ts'];
+  const entryPoints = ['api/main.ts', 'worker/main.ts', 'scripts/migrate.ts', 'scripts/admin.ts', 'scripts/first-build-current.ts', 'workflows/index.ts'];
   const seen = new Set<string>();
   const imported = new Set<string>();
   for (const entry of entryPoints) packagesImportedBy(join(ROOT, entry), seen, imported);

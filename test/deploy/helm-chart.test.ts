@@ -82,7 +82,7 @@ describe('the migrations Job', () => {
 
   it('without Helm hooks is an ordinary Job named after the image, so a new image gets a new Job', async () => {
     const manifests = await renderChart(tools, [...PRODUCTION, '--set', 'migrations.useHelmHooks=false']);
-    const [job] = ofKind(manifests, 'Job');
+    const job = ofKind(manifests, 'Job').find((each) => each.metadata.labels!['app.kubernetes.io/component'] === 'migrations')!;
     expect(job.metadata.name).toBe(`${FULLNAME}-migrate-2026-10-1`);
     expect(Object.keys(job.metadata.annotations ?? {}).filter((key) => key.startsWith('helm.sh/'))).toEqual([]);
   });

@@ -86,6 +86,20 @@ describe('Worker Versioning', () => {
     }
   });
 
+  it('on, a post-install and post-upgrade hook makes the first build current, reaching Temporal as the workers do and needing no database', async () => {
+    expect(ofKind(byDefault, 'Job').map((job) => job.metadata.name)).toEqual([`${FULLNAME}-migrate`]);
+    const hook = named(production, 'Job', `${FULLNAME}-first-build-current`);
+    expect(hook.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+    const container = containerOf(hook);
+    expect(container.args).toEqual(['node', '--disable-warning=ExperimentalWarning', 'scripts/first-build-current.ts']);
+    const research = containerOf(named(production, 'Deployment', `${FULLNAME}-research-2026-10-1`));
+    for (const name of ['TEMPORAL_DEPLOYMENT_NAME', 'TEMPORAL_WORKER_BUILD_ID', 'TEMPORAL_API_KEY']) expect(envOf(container, name), name).toEqual(envOf(research, name));
+    expect(container.envFrom).toEqual(research.envFrom);
+    expect(envOf(container, 'DATABASE_URL')).toBeUndefined();
+    const off = await renderChart(tools, [...PRODUCTION, '--set', 'workerVersioning.makeFirstBuildCurrent=false']);
+    expect(ofKind(off, 'Job').map((job) => job.metadata.name)).toEqual([`${FULLNAME}-migrate`]);
+  });
+
   it('a build id given explicitly wins over the tag', async () => {
     const manifests = await renderChart(tools, [...VERSIONED, '--set', 'image.tag=1.4.0', '--set', 'workerVersioning.buildId=1.4.0-hotfix']);
     for (const deployment of workers(manifests)) expect(envValue(containerOf(deployment), 'TEMPORAL_WORKER_BUILD_ID')).toBe('1.4.0-hotfix');
