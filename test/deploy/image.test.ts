@@ -25,6 +25,7 @@ const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 describe.skipIf(!canBuildImages)('the image', () => {
   let image: string;
+  let labels: ReturnType<typeof provenance>;
   const containers: ImageContainer[] = [];
   const processes: ImageProcess[] = [];
   let providerWorld: ProviderWorldHandle;
@@ -35,6 +36,8 @@ describe.skipIf(!canBuildImages)('the image', () => {
 
   beforeAll(async () => {
     const log = (line: string) => process.stderr.write(`[image] ${line}\n`);
+    // What the build is about to label the image with (the commit could move while it runs).
+    labels = provenance('test');
     image = await buildImage({ tag: 'test', log, outputFile: join(process.env.TEST_WORK_DIR!, 'image-build.log') });
     adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
     const suffix = randomBytes(4).toString('hex');
@@ -85,7 +88,7 @@ describe.skipIf(!canBuildImages)('the image', () => {
   });
 
   it('carries its OCI version and revision labels: the tag and the commit it was built from', () => {
-    const { VERSION, REVISION } = provenance('test');
+    const { VERSION, REVISION } = labels;
     expect(REVISION).toMatch(/^[0-9a-f]{40}(-dirty)?$/);
     expect(container().config.Labels).toMatchObject({
       'org.opencontainers.image.version': VERSION,
