@@ -46,7 +46,9 @@ export async function buildImage(options: BuildOptions): Promise<string> {
   await run('buildah', [
     'build', '--isolation', 'chroot', '--layers', '--pull=never',
     ...(existsSync(CA_BUNDLE) ? ['--secret', `id=ca,src=${CA_BUNDLE}`] : []),
-    ...Object.entries(provenance(options.tag)).flatMap(([name, value]) => ['--build-arg', `${name}=${value}`]),
+    // As build arguments for the Dockerfile's LABEL step, and as labels set on the result too: buildah's
+    // layer cache keeps a LABEL step whose build argument changed, so the step alone would keep the last commit.
+    ...Object.entries(provenance(options.tag)).flatMap(([name, value]) => ['--build-arg', `${name}=${value}`, '--label', `org.opencontainers.image.${name.toLowerCase()}=${value}`]),
     '--tag', image, '--file', join(ROOT, 'Dockerfile'), ROOT,
   ], options.outputFile);
   log(`Built ${image} in ${seconds(started)}.`);
