@@ -146,6 +146,13 @@ describe.skipIf(!canBuildImages)('the image', () => {
     expect(key).toMatch(/\S{20,}/);
   });
 
+  it("runs the chart's Worker Versioning hook: a Worker Deployment with no current version gets this build as current", async () => {
+    const deploymentName = `image-${randomBytes(4).toString('hex')}`;
+    const hook = await container().run(['node', 'scripts/first-build-current.ts'], { TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS, TEMPORAL_DEPLOYMENT_NAME: deploymentName, TEMPORAL_WORKER_BUILD_ID: 'image-test' });
+    expect(hook.code, hook.output).toBe(0);
+    expect(hook.output).toContain(`Worker Deployment ${deploymentName}: build image-test made current`);
+  });
+
   const running: { name: string; process: ImageProcess; url: string }[] = [];
 
   it('runs the API and every worker role; a job submitted to its API completes', async () => {
