@@ -5,6 +5,7 @@
 #   node worker/main.ts research        a worker role: research | crm | webhooks | housekeeping
 #   node scripts/migrate.ts             the migrations (exits)
 #   node scripts/admin.ts --help        the admin commands
+#   node scripts/first-build-current.ts a first Worker Versioning build made current (the chart's hook)
 #
 # Debian (glibc) in every stage, never Alpine: Temporal's core bridge is a
 # glibc binary, and the stages must agree on the libc that built node_modules.
@@ -44,10 +45,13 @@ FROM ${NODE_IMAGE}
 LABEL org.opencontainers.image.title=prospect-enrichment \
       org.opencontainers.image.description="Prospect enrichment: the API, the worker roles, the migrations and the admin commands"
 # tini runs as PID 1: it hands SIGTERM and SIGINT to Node (which drains on
-# them) and reaps orphans, which Node as PID 1 would not.
+# them) and reaps orphans, which Node as PID 1 would not. apt's package
+# caches (/var/cache/apt/*.bin, about 80 MB) go in the same step, or the layer
+# keeps them.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/apt/archives/*.deb
 ENV NODE_ENV=production \
     NODE_OPTIONS=--disable-warning=ExperimentalWarning \
     HOST=0.0.0.0 \
@@ -68,11 +72,21 @@ COPY --from=build /app/lib lib
 COPY --from=build /app/services services
 COPY --from=build /app/worker worker
 COPY --from=build /app/workflows workflows
-COPY --from=build /app/scripts/migrate.ts /app/scripts/admin.ts scripts/
+COPY --from=build /app/scripts/migrate.ts /app/scripts/admin.ts /app/scripts/first-build-current.ts scripts/
 COPY --from=build /app/scripts/lib scripts/lib
 COPY --from=build /app/dashboard/dist dashboard/dist
 COPY --from=build /app/dist dist
-USER node
+# By number, not name: Kubernetes can then check runAsNonRoot without a runAsUser
+# (the base's user `node` is uid 1000, gid 1000).
+USER 1000:1000
 EXPOSE 3000 9464
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "api/main.ts"]
+# Last, so that a new revision changes only this step: where the image came
+# from (`npm run image` passes the tag, the commit and the origin remote).
+ARG VERSION=dev
+ARG REVISION=unknown
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"

@@ -56,6 +56,8 @@ const list = (value: string | undefined) => (value ?? '').split(',').map((item) 
 /** The dev database (DEV_POSTGRES_PORT, DEV_DATA_DIR), started on the spot when `npm run dev` is not running. */
 async function databaseUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.DATABASE_URL?.trim()) return { url: process.env.DATABASE_URL, stop: async () => {} };
+  // The embedded PostgreSQL is a development dependency: the image does not have it.
+  if (process.env.NODE_ENV === 'production') throw new UsageError('DATABASE_URL is required');
   const { postgres: port } = readDevPorts(process.env);
   const dataDir = join(readDevDataDir(process.env, ROOT), 'postgres');
   const served = await postgresDataDirectory(port);

@@ -46,10 +46,33 @@ export async function buildImage(options: BuildOptions): Promise<string> {
   await run('buildah', [
     'build', '--isolation', 'chroot', '--layers', '--pull=never',
     ...(existsSync(CA_BUNDLE) ? ['--secret', `id=ca,src=${CA_BUNDLE}`] : []),
+    // As build arguments for the Dockerfile's LABEL step, and as labels set on the result too: buildah's
+    // layer cache keeps a LABEL step whose build argument changed, so the step alone would keep the last commit.
+    ...Object.entries(provenance(options.tag)).flatMap(([name, value]) => ['--build-arg', `${name}=${value}`, '--label', `org.opencontainers.image.${name.toLowerCase()}=${value}`]),
     '--tag', image, '--file', join(ROOT, 'Dockerfile'), ROOT,
   ], options.outputFile);
   log(`Built ${image} in ${seconds(started)}.`);
   return image;
+}
+
+/**
+ * The Dockerfile's build arguments for its OCI labels: the tag as the
+ * version, this checkout's commit as the revision (with `-dirty` when it has
+ * changes not committed), and its origin remote as the source when it has one.
+ */
+export function provenance(tag: string): { VERSION: string; REVISION: string; SOURCE?: string } {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const commit = git('rev-parse', 'HEAD');
+  const isDirty = commit !== '' && git('status', '--porcelain', '--untracked-files=no') !== '';
+  // Never a credential written into the remote's address (https://user:token@host/…).
+  const source = git('remote', 'get-url', 'origin').replace(/^([a-z+]+:\/\/)[^@/]+@/i, '$1');
+  return { VERSION: tag, REVISION: commit ? `${commit}${isDirty ? '-dirty' : ''}` : 'unknown', ...(source ? { SOURCE: source } : {}) };
 }
 
 /** buildah and mmdebstrap from Debian's packages, installed when missing (CI starts from a fresh machine). */

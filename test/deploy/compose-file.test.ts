@@ -1,8 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CRM_SEARCH_ATTRIBUTES } from '../../domain/crm/crm.ts';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../domain/research/contract.ts';
@@ -21,6 +25,7 @@ interface Service {
   profiles?: string[];
   ports?: string[];
   command?: string[];
+  entrypoint?: string[];
   environment?: Record<string, string | number>;
   env_file?: { path: string; required: boolean }[];
   healthcheck?: { test: string[] };
@@ -88,7 +93,7 @@ describe('deploy/compose.yaml', () => {
   it('runs the API, every worker role and the migrations from the one image, each by its command in exec form', () => {
     const expected = {
       api: ['node', 'api/main.ts'],
-      migrate: ['node', 'scripts/migrate.ts'],
+      migrate: ['/bin/sh', '-c', expect.stringContaining('node scripts/migrate.ts && exit 0')],
       ...Object.fromEntries(WORKER_ROLES.map((role) => [`worker-${role}`, ['node', 'worker/main.ts', role]])),
     };
     expect(Object.fromEntries(appServices.map(([name, service]) => [name, service.command]))).toEqual(expected);
@@ -108,7 +113,6 @@ describe('deploy/compose.yaml', () => {
 
   it('migrates once PostgreSQL is healthy, and starts the API and the workers after the migrations and the namespace setup', () => {
     expect(services.migrate!.depends_on).toEqual({ 'app-postgresql': { condition: 'service_healthy' } });
-    expect(services.migrate!.restart).toBe('on-failure:3');
     for (const [name, service] of appServices.filter(([name]) => name !== 'migrate')) {
       expect(service.depends_on, name).toEqual({ migrate: { condition: 'service_completed_successfully' }, 'temporal-setup': { condition: 'service_completed_successfully' } });
       expect(service.restart, name).toBe('unless-stopped');
@@ -120,9 +124,74 @@ describe('deploy/compose.yaml', () => {
     const workerPort = /WORKER_METRICS_PORT=(\d+)/.exec(dockerfile)?.[1];
     expect(workerPort).toBeDefined();
     expect(services.api!.healthcheck!.test.join(' ')).toContain("fetch('http://127.0.0.1:3000/readyz')");
-    for (const role of WORKER_ROLES) expect(services[`worker-${role}`]!.healthcheck!.test.join(' '), role).toContain(`fetch('http://127.0.0.1:${workerPort}/readyz')`);
+    for (const role of WORKER_ROLES) expect(services[`worker-${role}`]!.healthcheck!.test, role).toEqual(services['worker-research']!.healthcheck!.test);
     // SHUTDOWN_GRACE_MS (20 s) and the worker's 5 s force time, within Compose's stop grace period.
     for (const [name, service] of appServices.filter(([name]) => name !== 'migrate')) expect(parseInt(service.stop_grace_period!, 10), name).toBeGreaterThan(25);
+  });
+
+  it("checks a worker's readiness on the port it serves, WORKER_METRICS_PORT (the image's 9464, or deploy/.env's)", async () => {
+    const [kind, command, ...args] = services['worker-research']!.healthcheck!.test;
+    expect([kind, command]).toEqual(['CMD', 'node']);
+    let status = 200;
+    const seen: string[] = [];
+    const server = createServer((request, reply) => {
+      seen.push(request.url!);
+      reply.writeHead(status).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    // Run as Docker runs it: the command in the container, with the container's environment.
+    const check = (env: Record<string, string>) => promisify(execFile)(process.execPath, args, { env: { PATH: process.env.PATH!, ...env } }).then(() => 0, (error: { code: number }) => error.code);
+    try {
+      expect(await check({ WORKER_METRICS_PORT: String(port) })).toBe(0);
+      status = 503;
+      expect(await check({ WORKER_METRICS_PORT: String(port) })).toBe(1);
+      expect(seen).toEqual(['/readyz', '/readyz']);
+    } finally {
+      server.close();
+    }
+  });
+
+  describe('the one-shots (migrations, Temporal\'s schema, its namespace)', () => {
+    const oneShots = [...new Set(Object.values(services).flatMap((service) => Object.entries(service.depends_on ?? {}).filter(([, { condition }]) => condition === 'service_completed_successfully').map(([name]) => name)))];
+    let stubs: string;
+
+    beforeAll(() => {
+      stubs = mkdtempSync(join(tmpdir(), 'compose-one-shot-'));
+      // A command that fails its first FAILS calls, counting them in CALLS; `sleep` returns at once.
+      writeFileSync(join(stubs, 'flaky'), '#!/bin/sh\nn=$(($(cat "$CALLS" 2>/dev/null || echo 0) + 1))\necho "$n" > "$CALLS"\n[ "$n" -gt "$FAILS" ]\n');
+      writeFileSync(join(stubs, 'sleep'), '#!/bin/sh\nexit 0\n');
+      for (const name of ['flaky', 'sleep']) chmodSync(join(stubs, name), 0o755);
+    });
+    afterAll(() => rmSync(stubs, { recursive: true, force: true }));
+
+    /** Runs a one-shot's shell command with `command` standing in for what it calls; returns its exit code and the calls made. */
+    async function runOneShot(service: string, command: string, fails: number): Promise<{ code: number; calls: number }> {
+      const bin = mkdtempSync(join(stubs, 'bin-'));
+      execFileSync('ln', ['-s', join(stubs, 'flaky'), join(bin, command)]);
+      execFileSync('ln', ['-s', join(stubs, 'sleep'), join(bin, 'sleep')]);
+      const argv = [...(services[service]!.entrypoint ?? []), ...services[service]!.command!];
+      expect(argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+      const calls = join(bin, 'calls');
+      const code = await promisify(execFile)('/bin/sh', argv.slice(1), { env: { PATH: `${bin}:/usr/bin:/bin`, CALLS: calls, FAILS: String(fails) } }).then(() => 0, (error: { code: number }) => error.code);
+      return { code, calls: Number(readFileSync(calls, 'utf8')) };
+    }
+
+    it('never restart: Compose gives up at their first failed exit, so a restart policy only hides the failure', () => {
+      expect(oneShots.sort()).toEqual(['migrate', 'temporal-schema', 'temporal-setup']);
+      for (const name of oneShots) expect(services[name]!.restart, name).toBe('no');
+    });
+
+    it('the migrations retry inside their command: a passing failure does not fail `docker compose up`, a lasting one does after 3 tries', async () => {
+      expect(await runOneShot('migrate', 'node', 2)).toEqual({ code: 0, calls: 3 });
+      expect(await runOneShot('migrate', 'node', 10)).toEqual({ code: 1, calls: 3 });
+    });
+
+    it("Temporal's schema setup retries the same way, up to 6 times", async () => {
+      // The first try: update-schema, create-database and setup-schema fail; the second brings both databases up to date.
+      expect(await runOneShot('temporal-schema', 'temporal-sql-tool', 3)).toEqual({ code: 0, calls: 5 });
+      expect((await runOneShot('temporal-schema', 'temporal-sql-tool', 1000)).code).toBe(1);
+    });
   });
 
   it('publishes the API, and Temporal, its UI and PostgreSQL on loopback only, each port movable', () => {

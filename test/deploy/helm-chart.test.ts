@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 import { WORKER_ROLES } from '../../worker/role-names.ts';
 import {
-  KUBERNETES_VERSIONS, PRODUCTION_VALUES, ensureTools, envValue, lintChart, named, ofKind, podTemplates, readValues,
+  KUBERNETES_VERSIONS, PRODUCTION_VALUES, TAGGED, ensureTools, envValue, lintChart, named, ofKind, podTemplates, readValues,
   renderChart, renderError, validateManifests, type Container, type Manifest, type Tools,
 } from './helm-render.ts';
 
@@ -24,7 +24,7 @@ const values = readValues(PRODUCTION_VALUES);
 beforeAll(async () => {
   // The first run on a machine compiles Helm (minutes on two cores).
   tools = await ensureTools((line) => process.stderr.write(`[helm-chart] ${line}\n`));
-  [byDefault, production] = await Promise.all([renderChart(tools), renderChart(tools, PRODUCTION)]);
+  [byDefault, production] = await Promise.all([renderChart(tools, TAGGED), renderChart(tools, PRODUCTION)]);
 }, 40 * 60_000);
 
 const containerOf = (manifest: Manifest): Container => manifest.spec!.template!.spec.containers[0];
@@ -33,7 +33,7 @@ const roleOf = (deployment: Manifest) => deployment.metadata.labels!['app.kubern
 
 describe('the chart lints and validates', () => {
   it('passes helm lint --strict with the default and the production values', async () => {
-    for (const args of [[], PRODUCTION]) expect(await lintChart(tools, args)).toContain('1 chart(s) linted, 0 chart(s) failed');
+    for (const args of [TAGGED, PRODUCTION]) expect(await lintChart(tools, args)).toContain('1 chart(s) linted, 0 chart(s) failed');
   });
 
   it.each(KUBERNETES_VERSIONS)('renders objects that Kubernetes %s schemas accept (strict: no unknown field); only KEDA kinds have no schema', async (version) => {
@@ -56,8 +56,8 @@ describe('the chart lints and validates', () => {
   });
 
   it('refuses values outside its schema: a misspelled role, an unknown KEDA queue type', async () => {
-    expect(await renderError(tools, ['--set', 'workers.reseach.replicas=2'])).toContain("additional properties 'reseach' not allowed");
-    expect(await renderError(tools, ['--set', 'keda.queueTypes=workflows'])).toContain('/keda/queueTypes');
+    expect(await renderError(tools, [...TAGGED, '--set', 'workers.reseach.replicas=2'])).toContain("additional properties 'reseach' not allowed");
+    expect(await renderError(tools, [...TAGGED, '--set', 'keda.queueTypes=workflows'])).toContain('/keda/queueTypes');
   });
 });
 
@@ -82,7 +82,7 @@ describe('the migrations Job', () => {
 
   it('without Helm hooks is an ordinary Job named after the image, so a new image gets a new Job', async () => {
     const manifests = await renderChart(tools, [...PRODUCTION, '--set', 'migrations.useHelmHooks=false']);
-    const [job] = ofKind(manifests, 'Job');
+    const job = ofKind(manifests, 'Job').find((each) => each.metadata.labels!['app.kubernetes.io/component'] === 'migrations')!;
     expect(job.metadata.name).toBe(`${FULLNAME}-migrate-2026-10-1`);
     expect(Object.keys(job.metadata.annotations ?? {}).filter((key) => key.startsWith('helm.sh/'))).toEqual([]);
   });
@@ -145,12 +145,12 @@ describe('the workers', () => {
   });
 
   it('the crm role needs a CRM app (HubSpot, Pipedrive or Salesforce), or the chart refuses it (the process would stop at start)', async () => {
-    expect(await renderError(tools, ['--set', 'workers.crm.enabled=true'])).toContain('workers.crm needs a CRM app');
+    expect(await renderError(tools, [...TAGGED, '--set', 'workers.crm.enabled=true'])).toContain('workers.crm needs a CRM app');
     // An id without its secret is no app either.
-    expect(await renderError(tools, ['--set', 'workers.crm.enabled=true', '--set', 'config.SALESFORCE_CLIENT_ID=x'])).toContain('workers.crm needs a CRM app');
+    expect(await renderError(tools, [...TAGGED, '--set', 'workers.crm.enabled=true', '--set', 'config.SALESFORCE_CLIENT_ID=x'])).toContain('workers.crm needs a CRM app');
     // Pipedrive alone is one.
-    const rendered = await renderChart(tools, ['--set', 'workers.crm.enabled=true', '--set', 'config.PIPEDRIVE_CLIENT_ID=x', '--set', 'secrets.env.PIPEDRIVE_CLIENT_SECRET=pipedrive-client-secret']);
-    expect(workerDeployments(rendered).some((deployment) => deployment.metadata.name.startsWith(`${FULLNAME}-crm-`))).toBe(true);
+    const rendered = await renderChart(tools, [...TAGGED, '--set', 'workers.crm.enabled=true', '--set', 'config.PIPEDRIVE_CLIENT_ID=x', '--set', 'secrets.env.PIPEDRIVE_CLIENT_SECRET=pipedrive-client-secret']);
+    expect(workerDeployments(rendered).some((deployment) => deployment.metadata.name === `${FULLNAME}-crm`)).toBe(true);
   });
 });
 
@@ -168,8 +168,8 @@ describe('draining on SIGTERM', () => {
   });
 
   it('refuses a grace period that would cut the drain short', async () => {
-    expect(await renderError(tools, ['--set', 'api.terminationGracePeriodSeconds=30'])).toContain('must exceed the drain (readiness delay 5000 ms + grace 20000 ms + 5 s = 30 s)');
-    expect(await renderError(tools, ['--set', 'workers.research.terminationGracePeriodSeconds=10'])).toContain('workers.research.terminationGracePeriodSeconds=10');
+    expect(await renderError(tools, [...TAGGED, '--set', 'api.terminationGracePeriodSeconds=30'])).toContain('must exceed the drain (readiness delay 5000 ms + grace 20000 ms + 5 s = 30 s)');
+    expect(await renderError(tools, [...TAGGED, '--set', 'workers.research.terminationGracePeriodSeconds=10'])).toContain('workers.research.terminationGracePeriodSeconds=10');
   });
 });
 
@@ -197,7 +197,7 @@ describe('configuration', () => {
   });
 
   it('refuses a secret put among the plain settings, without echoing it', async () => {
-    const error = await renderError(tools, ['--set', 'config.OPENAI_API_KEY=sk-canary-7f3a']);
+    const error = await renderError(tools, [...TAGGED, '--set', 'config.OPENAI_API_KEY=sk-canary-7f3a']);
     expect(error).toContain('config.OPENAI_API_KEY holds a secret');
     expect(error).not.toContain('sk-canary-7f3a');
   });
@@ -208,5 +208,120 @@ describe('configuration', () => {
       .filter((name) => SECRET_NAME.test(name) && !name.startsWith('TEMPORAL_'));
     expect(secrets.length).toBeGreaterThan(10);
     expect(secrets.filter((name) => !(name in values.secrets.env))).toEqual([]);
+  });
+});
+
+/** Whether a selector's labels all appear among a pod's. */
+const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
+const podLabels = (deployment: Manifest) => deployment.spec!.template!.metadata.labels;
+
+describe('scheduling', () => {
+  interface Spread { maxSkew: number; topologyKey: string; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> }; matchLabelKeys: string[] }
+  const spreadOf = (manifest: Manifest) => (manifest.spec!.template!.spec as { topologySpreadConstraints?: Spread[] }).topologySpreadConstraints;
+
+  it("spreads each Deployment's pods over zones and nodes by default, never leaving one pending for it", () => {
+    for (const manifests of [byDefault, production]) {
+      for (const deployment of ofKind(manifests, 'Deployment')) {
+        const constraints = spreadOf(deployment)!;
+        expect(constraints.map((each) => each.topologyKey), deployment.metadata.name).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
+        for (const constraint of constraints) {
+          expect(constraint).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', matchLabelKeys: ['pod-template-hash'] });
+          // Its own pods and no other Deployment's (each build and role apart).
+          expect(constraint.labelSelector.matchLabels).toEqual(deployment.spec!.selector!.matchLabels);
+        }
+      }
+      expect(spreadOf(ofKind(manifests, 'Job')[0]!)).toBeUndefined();
+    }
+  });
+
+  it('takes constraints of your own instead, or none', async () => {
+    const own = await renderChart(tools, [...TAGGED, '--set', 'workers.research.scheduling.topologySpreadConstraints[0].maxSkew=2', '--set', 'workers.research.scheduling.topologySpreadConstraints[0].topologyKey=kubernetes.io/hostname', '--set', 'workers.research.scheduling.topologySpreadConstraints[0].whenUnsatisfiable=DoNotSchedule']);
+    expect(spreadOf(named(own, 'Deployment', `${FULLNAME}-research`))).toEqual([{ maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule' }]);
+    expect(spreadOf(named(own, 'Deployment', `${FULLNAME}-webhooks`))).toHaveLength(2);
+    const none = await renderChart(tools, [...TAGGED, '--set', 'scheduling.defaultTopologySpread=false']);
+    for (const deployment of ofKind(none, 'Deployment')) expect(spreadOf(deployment)).toBeUndefined();
+  });
+});
+
+describe('the NetworkPolicies and the ServiceMonitor', () => {
+  let enabled: Manifest[];
+  beforeAll(async () => {
+    enabled = await renderChart(tools, [...PRODUCTION, '--set', 'networkPolicy.enabled=true', '--set', 'serviceMonitor.enabled=true']);
+  });
+
+  it('are off by default', () => {
+    for (const manifests of [byDefault, production]) {
+      expect(ofKind(manifests, 'NetworkPolicy')).toEqual([]);
+      expect(ofKind(manifests, 'ServiceMonitor')).toEqual([]);
+      expect(ofKind(manifests, 'Service').map((service) => service.metadata.name)).toEqual([`${FULLNAME}-api`]);
+    }
+  });
+
+  it.each(KUBERNETES_VERSIONS)('on, validate against Kubernetes %s; only the ServiceMonitor (a CRD) and KEDA have no schema', async (version) => {
+    const result = await validateManifests(tools, enabled, version);
+    expect(result.problems).toEqual([]);
+    expect(result.exitCode).toBe(0);
+    expect(result.withoutSchema.filter((kind) => !kind.includes('keda.sh/'))).toEqual(['ServiceMonitor monitoring.coreos.com/v1']);
+  });
+
+  it("let the API's pods take connections on their port only and the workers' on their probes' and metrics port only", async () => {
+    const api = named(enabled, 'NetworkPolicy', `${FULLNAME}-api`);
+    const workerPolicy = named(enabled, 'NetworkPolicy', `${FULLNAME}-worker`);
+    type Policy = { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: { ports: { port: string }[]; from?: unknown[] }[] };
+    const spec = (manifest: Manifest) => manifest.spec as unknown as Policy;
+    const apiDeployment = named(enabled, 'Deployment', `${FULLNAME}-api`);
+    const workers = workerDeployments(enabled);
+    expect(workers.length).toBe(4);
+    expect(selects(spec(api).podSelector.matchLabels, podLabels(apiDeployment))).toBe(true);
+    expect(workers.filter((worker) => selects(spec(api).podSelector.matchLabels, podLabels(worker)))).toEqual([]);
+    for (const worker of workers) expect(selects(spec(workerPolicy).podSelector.matchLabels, podLabels(worker)), worker.metadata.name).toBe(true);
+    expect(selects(spec(workerPolicy).podSelector.matchLabels, podLabels(apiDeployment))).toBe(false);
+    // The ports are the containers' own named ports.
+    expect(spec(api).ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 'http' }] }]);
+    expect(containerOf(apiDeployment).ports!.map((port) => port.name)).toContain('http');
+    expect(spec(workerPolicy).ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 'ops' }] }]);
+    for (const worker of workers) expect(containerOf(worker).ports!.map((port) => port.name)).toContain('ops');
+    // Outbound stays open unless rules are given; peers pass through.
+    expect(spec(api).policyTypes).toEqual(['Ingress']);
+    const restricted = await renderChart(tools, [...TAGGED, '--set', 'networkPolicy.enabled=true', '--set', 'networkPolicy.apiFrom[0].namespaceSelector.matchLabels.name=ingress-nginx', '--set', 'networkPolicy.egress[0].ports[0].port=5432']);
+    const restrictedApi = named(restricted, 'NetworkPolicy', `${FULLNAME}-api`).spec as unknown as Policy & { egress: unknown };
+    expect(restrictedApi.ingress[0]!.from).toEqual([{ namespaceSelector: { matchLabels: { name: 'ingress-nginx' } } }]);
+    expect(restrictedApi.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(restrictedApi.egress).toEqual([{ ports: [{ port: 5432 }] }]);
+  });
+
+  it("scrape every worker pod's /metrics through a headless Service, and the API's with its bearer token", async () => {
+    const service = named(enabled, 'Service', `${FULLNAME}-worker-metrics`);
+    const apiService = named(enabled, 'Service', `${FULLNAME}-api`);
+    const serviceSpec = service.spec as unknown as { clusterIP: string; selector: Record<string, string>; ports: { name: string; targetPort: string }[] };
+    expect(serviceSpec.clusterIP).toBe('None');
+    for (const worker of workerDeployments(enabled)) expect(selects(serviceSpec.selector, podLabels(worker)), worker.metadata.name).toBe(true);
+    expect(selects(serviceSpec.selector, podLabels(named(enabled, 'Deployment', `${FULLNAME}-api`)))).toBe(false);
+    expect(serviceSpec.ports).toEqual([expect.objectContaining({ name: 'ops', targetPort: 'ops' })]);
+
+    const monitor = named(enabled, 'ServiceMonitor', FULLNAME);
+    expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+    type Monitor = {
+      selector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+      namespaceSelector: { matchNames: string[] };
+      endpoints: { port: string; path: string; interval: string; authorization?: unknown }[];
+    };
+    const spec = monitor.spec as unknown as Monitor;
+    // Its selector takes the two Services, by their labels.
+    const matches = (labels: Record<string, string>) => spec.selector.matchExpressions.every((expression) => expression.operator === 'In' && expression.values.includes(labels[expression.key]!));
+    expect(ofKind(enabled, 'Service').filter((each) => matches(each.metadata.labels!)).map((each) => each.metadata.name).sort()).toEqual([`${FULLNAME}-api`, `${FULLNAME}-worker-metrics`]);
+    expect(spec.namespaceSelector).toEqual({ matchNames: ['enrich'] });
+    // Each endpoint names a port of those Services.
+    const portNames = [serviceSpec.ports, (apiService.spec as { ports: { name: string }[] }).ports].flat().map((port) => port.name);
+    expect(spec.endpoints.map((endpoint) => endpoint.port).every((port) => portNames.includes(port))).toBe(true);
+    expect(spec.endpoints).toEqual([
+      { port: 'ops', path: '/metrics', interval: '30s' },
+      { port: 'http', path: '/metrics', interval: '30s', authorization: { type: 'Bearer', credentials: { name: 'prospect-enrichment', key: values.secrets.env.METRICS_BEARER_TOKEN } } },
+    ]);
+    // Without a token the API's /metrics is open, and without the API the workers alone.
+    const open = named(await renderChart(tools, [...TAGGED, '--set', 'serviceMonitor.enabled=true']), 'ServiceMonitor', FULLNAME).spec as unknown as Monitor;
+    expect(open.endpoints[1]).toEqual({ port: 'http', path: '/metrics', interval: '30s' });
+    const workersOnly = named(await renderChart(tools, [...TAGGED, '--set', 'serviceMonitor.enabled=true', '--set', 'serviceMonitor.api.enabled=false']), 'ServiceMonitor', FULLNAME).spec as unknown as Monitor;
+    expect(workersOnly.endpoints.map((endpoint) => endpoint.port)).toEqual(['ops']);
   });
 });

@@ -13,6 +13,8 @@ const run = promisify(execFile);
 
 export const CHART = join(ROOT, 'deploy', 'helm', 'prospect-enrichment');
 export const PRODUCTION_VALUES = join(CHART, 'values-production.yaml');
+/** The default values with the one setting the chart requires, the image's tag. */
+export const TAGGED = ['--set', 'image.tag=2026.11.0'];
 /** The oldest Kubernetes the chart claims (Chart.yaml kubeVersion) and the newest kubernetes-validate bundles. */
 export const KUBERNETES_VERSIONS = ['1.29.0', '1.37.0'];
 /** What Helm renders for; the chart uses no Capabilities, so one version serves both checks. */

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  PRODUCTION_VALUES, ensureTools, envOf, envValue, named, ofKind, renderChart, renderError, type Container, type Manifest, type Tools,
+  PRODUCTION_VALUES, TAGGED, ensureTools, envOf, envValue, named, ofKind, renderChart, renderError, type Container, type Manifest, type Tools,
 } from './helm-render.ts';
 
 // The chart's side of Temporal (docs/deploy.md#kubernetes): the connection by
@@ -17,7 +17,7 @@ let production: Manifest[];
 beforeAll(async () => {
   // The first run on a machine compiles Helm (minutes on two cores).
   tools = await ensureTools((line) => process.stderr.write(`[helm-temporal] ${line}\n`));
-  [byDefault, production] = await Promise.all([renderChart(tools), renderChart(tools, PRODUCTION)]);
+  [byDefault, production] = await Promise.all([renderChart(tools, TAGGED), renderChart(tools, PRODUCTION)]);
 }, 40 * 60_000);
 
 const containerOf = (manifest: Manifest): Container => manifest.spec!.template!.spec.containers[0];
@@ -38,7 +38,7 @@ describe('the Temporal connection', () => {
   });
 
   it('mTLS: the client certificate, key and CA mounted from a Secret where the TEMPORAL_TLS_*_PATH variables point', async () => {
-    const manifests = await renderChart(tools, ['--set', 'temporal.tls.existingSecret=temporal-client', '--set', 'temporal.tls.caKey=ca.crt', '--set', 'temporal.tls.serverName=frontend.temporal']);
+    const manifests = await renderChart(tools, [...TAGGED, '--set', 'temporal.tls.existingSecret=temporal-client', '--set', 'temporal.tls.caKey=ca.crt', '--set', 'temporal.tls.serverName=frontend.temporal']);
     expect(named(manifests, 'ConfigMap', FULLNAME).data!.TEMPORAL_TLS_SERVER_NAME).toBe('frontend.temporal');
     for (const deployment of processes(manifests)) {
       const pod = deployment.spec!.template!.spec;
@@ -53,18 +53,30 @@ describe('the Temporal connection', () => {
   });
 
   it('a temporal.toml profile from a Secret as TEMPORAL_CONFIG_FILE and TEMPORAL_PROFILE, its address not overridden', async () => {
-    const manifests = await renderChart(tools, ['--set', 'temporal.address=', '--set', 'temporal.configFile.existingSecret=temporal-toml', '--set', 'temporal.configFile.profile=cloud']);
+    const manifests = await renderChart(tools, [...TAGGED, '--set', 'temporal.address=', '--set', 'temporal.configFile.existingSecret=temporal-toml', '--set', 'temporal.configFile.profile=cloud']);
     expect(named(manifests, 'ConfigMap', FULLNAME).data!.TEMPORAL_ADDRESS).toBeUndefined();
     const container = containerOf(named(manifests, 'Deployment', `${FULLNAME}-api`));
     expect(envValue(container, 'TEMPORAL_CONFIG_FILE')).toMatch(/\/temporal\.toml$/);
     expect(envValue(container, 'TEMPORAL_PROFILE')).toBe('cloud');
-    expect(await renderError(tools, ['--set', 'temporal.address='])).toContain('temporal.address is required');
+    expect(await renderError(tools, [...TAGGED, '--set', 'temporal.address='])).toContain('temporal.address is required');
   });
 });
 
 describe('Worker Versioning', () => {
-  it('every worker carries the Worker Deployment of the release and the image tag as its build id; the API none', () => {
-    for (const [manifests, deploymentName, buildId] of [[byDefault, FULLNAME, '0.1.0'], [production, 'prospect-enrichment', '2026.10.1']] as const) {
+  const VERSIONED = [...TAGGED, '--set', 'workerVersioning.enabled=true'];
+  const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+
+  it('is off by default, so that a fresh install takes jobs at once: no versioning variables, one Deployment per role whose name does not change with the image', () => {
+    expect(workers(byDefault).map((deployment) => deployment.metadata.name)).toEqual([`${FULLNAME}-research`, `${FULLNAME}-webhooks`, `${FULLNAME}-housekeeping`]);
+    for (const deployment of workers(byDefault)) {
+      expect(envOf(containerOf(deployment), 'TEMPORAL_WORKER_BUILD_ID')).toBeUndefined();
+      expect(envOf(containerOf(deployment), 'TEMPORAL_DEPLOYMENT_NAME')).toBeUndefined();
+    }
+  });
+
+  it('on, every worker carries the Worker Deployment of the release and the image tag as its build id; the API none', async () => {
+    const versioned = await renderChart(tools, VERSIONED);
+    for (const [manifests, deploymentName, buildId] of [[versioned, FULLNAME, '2026.11.0'], [production, 'prospect-enrichment', '2026.10.1']] as const) {
       for (const deployment of workers(manifests)) {
         expect(envValue(containerOf(deployment), 'TEMPORAL_DEPLOYMENT_NAME')).toBe(deploymentName);
         expect(envValue(containerOf(deployment), 'TEMPORAL_WORKER_BUILD_ID')).toBe(buildId);
@@ -74,9 +86,43 @@ describe('Worker Versioning', () => {
     }
   });
 
+  it('on, a post-install and post-upgrade hook makes the first build current, reaching Temporal as the workers do and needing no database', async () => {
+    expect(ofKind(byDefault, 'Job').map((job) => job.metadata.name)).toEqual([`${FULLNAME}-migrate`]);
+    const hook = named(production, 'Job', `${FULLNAME}-first-build-current`);
+    expect(hook.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+    const container = containerOf(hook);
+    expect(container.args).toEqual(['node', '--disable-warning=ExperimentalWarning', 'scripts/first-build-current.ts']);
+    const research = containerOf(named(production, 'Deployment', `${FULLNAME}-research-2026-10-1`));
+    for (const name of ['TEMPORAL_DEPLOYMENT_NAME', 'TEMPORAL_WORKER_BUILD_ID', 'TEMPORAL_API_KEY']) expect(envOf(container, name), name).toEqual(envOf(research, name));
+    expect(container.envFrom).toEqual(research.envFrom);
+    expect(envOf(container, 'DATABASE_URL')).toBeUndefined();
+    const off = await renderChart(tools, [...PRODUCTION, '--set', 'workerVersioning.makeFirstBuildCurrent=false']);
+    expect(ofKind(off, 'Job').map((job) => job.metadata.name)).toEqual([`${FULLNAME}-migrate`]);
+  });
+
   it('a build id given explicitly wins over the tag', async () => {
-    const manifests = await renderChart(tools, ['--set', 'image.tag=1.4.0', '--set', 'workerVersioning.buildId=1.4.0-hotfix']);
+    const manifests = await renderChart(tools, [...VERSIONED, '--set', 'image.tag=1.4.0', '--set', 'workerVersioning.buildId=1.4.0-hotfix']);
     for (const deployment of workers(manifests)) expect(envValue(containerOf(deployment), 'TEMPORAL_WORKER_BUILD_ID')).toBe('1.4.0-hotfix');
+  });
+
+  it('refuses to run without an image tag or digest: the chart\'s appVersion names no build', async () => {
+    expect(await renderError(tools, [])).toContain('image.tag is required (or image.digest)');
+    expect(await renderError(tools, ['--set', 'workerVersioning.enabled=true'])).toContain('image.tag is required (or image.digest)');
+  });
+
+  it('with a digest pinned, every process pulls it and the build id carries it, so an image pushed again under the same tag is another build', async () => {
+    const pinned = await renderChart(tools, [...VERSIONED, '--set', `image.digest=${DIGEST}`]);
+    const repushed = await renderChart(tools, [...VERSIONED, '--set', `image.digest=sha256:${'f'.repeat(64)}`]);
+    for (const deployment of ofKind(pinned, 'Deployment')) expect(containerOf(deployment).image).toBe(`prospect-enrichment@${DIGEST}`);
+    for (const job of ofKind(pinned, 'Job')) expect(containerOf(job).image).toBe(`prospect-enrichment@${DIGEST}`);
+    const buildIds = (manifests: Manifest[]) => [...new Set(workers(manifests).map((deployment) => envValue(containerOf(deployment), 'TEMPORAL_WORKER_BUILD_ID')))];
+    expect(buildIds(pinned)).toEqual(['2026.11.0-0123456789ab']);
+    expect(buildIds(repushed)).toEqual(['2026.11.0-ffffffffffff']);
+    expect(workers(pinned).map((deployment) => deployment.metadata.name)).toContain(`${FULLNAME}-research-2026-11-0-0123456789`);
+    // A digest alone is enough.
+    const digestOnly = await renderChart(tools, ['--set', 'workerVersioning.enabled=true', '--set', `image.digest=${DIGEST}`]);
+    expect(buildIds(digestOnly)).toEqual(['sha256-0123456789ab']);
+    expect(named(digestOnly, 'Deployment', `${FULLNAME}-api`).metadata.labels!['app.kubernetes.io/version']).toBe('sha256-0123456789ab');
   });
 
   it('a draining build keeps Deployments of its own, with its image and build id, beside the new build', async () => {
@@ -93,12 +139,9 @@ describe('Worker Versioning', () => {
     expect(old.spec!.selector!.matchLabels['prospect-enrichment/build-id']).toBe('2026.09.3');
     expect(current.spec!.selector!.matchLabels['prospect-enrichment/build-id']).toBe('2026.10.1');
     expect(await renderError(tools, [...PRODUCTION, '--set', 'workerVersioning.drainingBuilds[0].buildId=2026.10.1'])).toContain("2026.10.1 is the release's own build");
-  });
-
-  it('turned off: no versioning variables, and one Deployment per role whose name does not change with the image', async () => {
-    const manifests = await renderChart(tools, ['--set', 'workerVersioning.enabled=false']);
-    expect(workers(manifests).map((deployment) => deployment.metadata.name)).toEqual([`${FULLNAME}-research`, `${FULLNAME}-webhooks`, `${FULLNAME}-housekeeping`]);
-    for (const deployment of workers(manifests)) expect(envOf(containerOf(deployment), 'TEMPORAL_WORKER_BUILD_ID')).toBeUndefined();
+    // One pinned by digest is pulled by it.
+    const byDigest = await renderChart(tools, [...PRODUCTION, '--set', 'workerVersioning.drainingBuilds[0].buildId=2026.09.3-0123456789ab', '--set', `workerVersioning.drainingBuilds[0].digest=${DIGEST}`]);
+    expect(containerOf(named(byDigest, 'Deployment', `${FULLNAME}-research-2026-09-3-0123456789`)).image).toBe(`registry.example.com/prospect-enrichment@${DIGEST}`);
   });
 });
 
@@ -141,7 +184,7 @@ describe('the KEDA ScaledObject of the research workers', () => {
   });
 
   it('with mTLS, authenticates with the workers\' client certificate, key and CA', async () => {
-    const manifests = await renderChart(tools, ['--set', 'keda.enabled=true', '--set', 'temporal.tls.existingSecret=temporal-client', '--set', 'temporal.tls.caKey=ca.crt']);
+    const manifests = await renderChart(tools, [...TAGGED, '--set', 'keda.enabled=true', '--set', 'temporal.tls.existingSecret=temporal-client', '--set', 'temporal.tls.caKey=ca.crt']);
     const [auth] = ofKind(manifests, 'TriggerAuthentication');
     expect(auth.spec!.secretTargetRef).toEqual([
       { parameter: 'cert', name: 'temporal-client', key: 'tls.crt' },

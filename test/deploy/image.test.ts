@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../db/migrations/index.ts';
 import { waitFor } from '../../scripts/lib/child-process.ts';
 import { freePort } from '../../scripts/lib/free-port.ts';
-import { buildImage, canBuildImages } from '../../scripts/lib/image.ts';
+import { buildImage, canBuildImages, provenance } from '../../scripts/lib/image.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 import { startModelSandbox, type ModelSandbox } from '../../sandbox/model/model-sandbox.ts';
 import { startProviderWorld, type ProviderWorldHandle } from '../../sandbox/provider-world/server.ts';
@@ -25,6 +25,7 @@ const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 describe.skipIf(!canBuildImages)('the image', () => {
   let image: string;
+  let labels: ReturnType<typeof provenance>;
   const containers: ImageContainer[] = [];
   const processes: ImageProcess[] = [];
   let providerWorld: ProviderWorldHandle;
@@ -35,6 +36,8 @@ describe.skipIf(!canBuildImages)('the image', () => {
 
   beforeAll(async () => {
     const log = (line: string) => process.stderr.write(`[image] ${line}\n`);
+    // What the build is about to label the image with (the commit could move while it runs).
+    labels = provenance('test');
     image = await buildImage({ tag: 'test', log, outputFile: join(process.env.TEST_WORK_DIR!, 'image-build.log') });
     adminUrl = process.env.TEST_POSTGRES_ADMIN_URL!;
     const suffix = randomBytes(4).toString('hex');
@@ -71,9 +74,9 @@ describe.skipIf(!canBuildImages)('the image', () => {
     return made;
   }
 
-  it('runs Node on Debian (glibc) as the non-root user node, behind tini, with the API as its default command', async () => {
+  it('runs Node on Debian (glibc) as the non-root user node (by number), behind tini, with the API as its default command', async () => {
     const made = container();
-    expect(made.config.User).toBe('node');
+    expect(made.config.User).toBe('1000:1000');
     expect(made.config.Entrypoint).toEqual(['/usr/bin/tini', '--']);
     expect(made.config.Cmd).toEqual(['node', 'api/main.ts']);
     const facts = await made.run(['node', '-p', 'JSON.stringify({ uid: process.getuid(), node: process.versions.node, glibc: process.report.getReport().header.glibcVersionRuntime })'], {});
@@ -83,6 +86,16 @@ describe.skipIf(!canBuildImages)('the image', () => {
     const write = await made.run(['sh', '-c', 'touch api/main.ts'], {});
     expect(write.code).not.toBe(0);
     expect(write.output).toContain('Permission denied');
+  });
+
+  it('carries its OCI version and revision labels: the tag and the commit it was built from', () => {
+    const { VERSION, REVISION } = labels;
+    expect(REVISION).toMatch(/^[0-9a-f]{40}(-dirty)?$/);
+    expect(container().config.Labels).toMatchObject({
+      'org.opencontainers.image.version': VERSION,
+      'org.opencontainers.image.revision': REVISION,
+      'org.opencontainers.image.source': expect.any(String),
+    });
   });
 
   it('holds the production dependencies only, the built dashboard and workflow bundle, and not the build secret', () => {
@@ -103,6 +116,8 @@ describe.skipIf(!canBuildImages)('the image', () => {
       expect(has('dashboard/dist/index.html')).toBe(true);
       expect(has('dist/workflow-bundle.js')).toBe(true);
       expect(has('.env')).toBe(false);
+      // apt's package caches went in the step that made them.
+      expect(readdirSync(join(root, 'var/cache/apt')).filter((name) => name.endsWith('.bin'))).toEqual([]);
       // The CA bundle was mounted into two build steps as a secret: no copy of it is in the image.
       const secret = readFileSync(CA_BUNDLE);
       const digest = createHash('sha256').update(secret).digest('hex');
@@ -130,6 +145,13 @@ describe.skipIf(!canBuildImages)('the image', () => {
     expect(created.code, created.output).toBe(0);
     key = (JSON.parse(created.output) as { key: string }).key;
     expect(key).toMatch(/\S{20,}/);
+  });
+
+  it("runs the chart's Worker Versioning hook: a Worker Deployment with no current version gets this build as current", async () => {
+    const deploymentName = `image-${randomBytes(4).toString('hex')}`;
+    const hook = await container().run(['node', 'scripts/first-build-current.ts'], { TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS, TEMPORAL_DEPLOYMENT_NAME: deploymentName, TEMPORAL_WORKER_BUILD_ID: 'image-test' });
+    expect(hook.code, hook.output).toBe(0);
+    expect(hook.output).toContain(`Worker Deployment ${deploymentName}: build image-test made current`);
   });
 
   const running: { name: string; process: ImageProcess; url: string }[] = [];

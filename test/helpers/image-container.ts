@@ -11,6 +11,7 @@ export interface ImageConfig {
   WorkingDir: string;
   Env: string[];
   ExposedPorts?: Record<string, object>;
+  Labels?: Record<string, string>;
 }
 
 export function imageConfig(image: string): ImageConfig {

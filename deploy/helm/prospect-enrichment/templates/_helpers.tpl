@@ -17,19 +17,30 @@
 {{- end }}
 {{- end }}
 
+{{/*
+The release's image tag. The chart's appVersion names no build, so the tag
+(or a digest) must be given: a default would put every image pushed under
+that tag under one build id.
+*/}}
 {{- define "pe.imageTag" -}}
-{{- .Values.image.tag | default .Chart.AppVersion }}
+{{- if not (or .Values.image.tag .Values.image.digest) }}
+{{- fail "image.tag is required (or image.digest): the image to run, e.g. --set image.tag=2026.11.0" }}
+{{- end }}
+{{- .Values.image.tag | toString }}
 {{- end }}
 
-{{/* The image of the release, or of another build's tag: (list $ tag). */}}
-{{- define "pe.image" -}}
-{{- $root := index . 0 }}
-{{- $tag := index . 1 }}
-{{- if and $root.Values.image.digest (eq $tag (include "pe.imageTag" $root)) }}
-{{- printf "%s@%s" $root.Values.image.repository $root.Values.image.digest }}
+{{/* The release's image: by digest when one is pinned, else by tag. */}}
+{{- define "pe.releaseImage" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" $root.Values.image.repository $tag }}
+{{- printf "%s:%s" .Values.image.repository (include "pe.imageTag" .) }}
 {{- end }}
+{{- end }}
+
+{{/* What the version label says: the tag, or the build id of an image given by digest alone. */}}
+{{- define "pe.version" -}}
+{{- include "pe.imageTag" . | default (include "pe.buildId" .) }}
 {{- end }}
 
 {{/* Labels of every object: (dict "root" $ "component" "api"). */}}
@@ -37,7 +48,7 @@
 helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 app.kubernetes.io/part-of: {{ include "pe.name" .root }}
-app.kubernetes.io/version: {{ include "pe.labelValue" (include "pe.imageTag" .root) | quote }}
+app.kubernetes.io/version: {{ include "pe.labelValue" (include "pe.version" .root) | quote }}
 {{ include "pe.selectorLabels" . }}
 {{- end }}
 
@@ -49,6 +60,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- if .buildId }}
 prospect-enrichment/build-id: {{ include "pe.labelValue" .buildId | quote }}
 {{- end }}
+{{- end }}
+
+{{/* What every worker pod carries, of any role and build: the NetworkPolicy and the metrics Service select on it. */}}
+{{- define "pe.workerPodLabel" -}}
+prospect-enrichment/process: worker
 {{- end }}
 
 {{/* A label value: letters, digits, '-', '_' and '.', at most 63 characters. */}}
@@ -71,8 +87,27 @@ prospect-enrichment/build-id: {{ include "pe.labelValue" .buildId | quote }}
 
 {{/* Worker Versioning (docs/deploy.md#rolling-out-a-new-image). */}}
 
+{{/*
+The build id: workerVersioning.buildId, else the image's. A pinned digest is
+part of it (the tag and the digest's first 12 hex digits), so that an image
+pushed again under the same tag is another build; else the tag.
+*/}}
 {{- define "pe.buildId" -}}
-{{- .Values.workerVersioning.buildId | default (include "pe.imageTag" .) }}
+{{- if .Values.workerVersioning.buildId }}
+{{- .Values.workerVersioning.buildId | toString }}
+{{- else }}
+{{- include "pe.buildIdOf" (dict "tag" (include "pe.imageTag" .) "digest" .Values.image.digest) }}
+{{- end }}
+{{- end }}
+
+{{/* (dict "tag" … "digest" …): the build id of an image. */}}
+{{- define "pe.buildIdOf" -}}
+{{- if .digest }}
+{{- $short := substr 7 19 .digest }}
+{{- if .tag }}{{ printf "%s-%s" .tag $short }}{{ else }}{{ printf "sha256-%s" $short }}{{ end }}
+{{- else }}
+{{- .tag }}
+{{- end }}
 {{- end }}
 
 {{- define "pe.deploymentName" -}}
@@ -244,9 +279,23 @@ securityContext:
 {{- end }}
 {{- end }}
 
-{{/* Scheduling of one kind of pod: its own values over the shared `scheduling` (YAML, or nothing). */}}
+{{/*
+Scheduling of one kind of pod: its own values over the shared `scheduling`
+(YAML, or nothing). A Deployment's pods (given its selector labels) without
+topologySpreadConstraints of their own are spread over zones and nodes, as
+evenly as the scheduler can without leaving one pending (ScheduleAnyway), so
+that one node or zone going down takes only its share of each role.
+pod-template-hash counts only the pods of the same rollout.
+*/}}
 {{- define "pe.scheduling" -}}
 {{- $merged := mergeOverwrite (deepCopy .root.Values.scheduling) (deepCopy (.own | default dict)) }}
+{{- if and .selectorLabels (not $merged.topologySpreadConstraints) $merged.defaultTopologySpread }}
+{{- $constraints := list }}
+{{- range $key := list "topology.kubernetes.io/zone" "kubernetes.io/hostname" }}
+{{- $constraints = append $constraints (dict "maxSkew" 1 "topologyKey" $key "whenUnsatisfiable" "ScheduleAnyway" "labelSelector" (dict "matchLabels" $.selectorLabels) "matchLabelKeys" (list "pod-template-hash")) }}
+{{- end }}
+{{- $_ := set $merged "topologySpreadConstraints" $constraints }}
+{{- end }}
 {{- $spec := dict }}
 {{- range $field := list "nodeSelector" "tolerations" "affinity" "topologySpreadConstraints" "priorityClassName" }}
 {{- with index $merged $field }}
@@ -277,11 +326,13 @@ checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha
 
 {{/* The builds whose workers run: the release's, then the draining ones (a JSON list). */}}
 {{- define "pe.builds" -}}
-{{- $builds := list (dict "buildId" (include "pe.buildId" .) "imageTag" (include "pe.imageTag" .) "isCurrent" true) }}
+{{- $builds := list (dict "buildId" (include "pe.buildId" .) "image" (include "pe.releaseImage" .) "isCurrent" true) }}
 {{- if .Values.workerVersioning.enabled }}
+{{- $repository := .Values.image.repository }}
 {{- range .Values.workerVersioning.drainingBuilds }}
 {{- $buildId := required "workerVersioning.drainingBuilds[].buildId is required" .buildId | toString }}
-{{- $builds = append $builds (dict "buildId" $buildId "imageTag" (.imageTag | default $buildId | toString) "replicas" (.replicas | default 1) "roles" (.roles | default list) "isCurrent" false) }}
+{{- $image := ternary (printf "%s@%s" $repository (.digest | toString)) (printf "%s:%s" $repository (.imageTag | default $buildId | toString)) (not (empty .digest)) }}
+{{- $builds = append $builds (dict "buildId" $buildId "image" $image "replicas" (.replicas | default 1) "roles" (.roles | default list) "isCurrent" false) }}
 {{- end }}
 {{- end }}
 {{- toJson $builds }}
