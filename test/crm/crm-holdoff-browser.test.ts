@@ -99,14 +99,20 @@ const newestRun = (page: Page) => runsTable(page).getByRole('row').nth(1);
 /** The contacts a run took (not skipped), in order. */
 const takenOf = async (runId: string): Promise<Array<{ contact_id: string; name: string | null; email: string | null }>> =>
   em().execute('select contact_id, name, email from crm_sync_contact where run_id = ? and skip_reason is null order by position', [runId]);
-const newestRunId = async (productId: number): Promise<string | undefined> =>
-  (await em().execute('select id from crm_sync_run where product_id = ? order by started_at desc limit 1', [productId]))[0]?.id;
-/** The product's newest run once it has taken `count` contacts: its id. */
-const runTaking = (productId: number, count: number) =>
-  until(async () => {
-    const id = await newestRunId(productId);
-    return id !== undefined && (await takenOf(id)).length === count && id;
-  }, 60_000);
+
+/** Run now pressed: the new run's id (the button's answer), once the page lists it on top of the earlier ones. */
+async function runNow(page: Page, productId: number): Promise<string> {
+  const rowsBefore = await runsTable(page).getByRole('row').count();
+  const [answer] = await Promise.all([
+    page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith(`/app/api/crm/products/${productId}/run`)),
+    page.getByRole('button', { name: 'Run now' }).click(),
+  ]);
+  expect(answer.status()).toBe(202);
+  const { runId } = (await answer.json()) as { runId: string };
+  // The header's row and the new run's, or one more run than before.
+  await expect.poll(() => runsTable(page).getByRole('row').count(), { timeout: 30_000 }).toBe(rowsBefore === 0 ? 2 : rowsBefore + 1);
+  return runId;
+}
 
 describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
   let page: Page;
@@ -135,7 +141,7 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
 
   it('a run started meanwhile shows Running and why it waits, until when; once the allowance is back it completes', async () => {
     expect(heldUntil, 'the hold-off of the first test').toBeDefined();
-    await page.getByRole('button', { name: 'Run now' }).click();
+    const runId = await runNow(page, productId);
     await page.getByRole('status').filter({ hasText: 'The run started' }).waitFor();
     const run = newestRun(page);
     await run.getByText('Running', { exact: true }).waitFor({ timeout: 30_000 });
@@ -155,7 +161,6 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
 
     // The allowance is back at midnight: the day's count starts over and the hold-off's time has come (the budget
     // row and the run's stand in for the clock); Temporal tries the waiting step now rather than when its retry timer fires.
-    const runId = (await newestRunId(productId))!;
     const handle = stack.temporal.workflow.getHandle(runId);
     const pending = await until(async () => (await handle.describe()).raw.pendingActivities?.find((activity) => activity.lastFailure), 30_000);
     expect(pending.lastFailure?.applicationFailureInfo?.type).toBe('crm_unavailable');
@@ -176,9 +181,8 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
     // Slower providers keep the research going while the person is deleted: its write is still to come.
     stack.providerWorld.setLatency({ '*': { meanMs: 300 } });
     try {
-      await page.getByRole('button', { name: 'Run now' }).click();
-      await page.getByRole('status').filter({ hasText: 'The run started' }).last().waitFor();
-      const runId = await runTaking(productId, 2);
+      const runId = await runNow(page, productId);
+      await until(async () => (await takenOf(runId)).length === 2, 60_000);
       const [deleted] = await takenOf(runId);
       const reply = await fetch(`${portals.pipedrive.url}/__admin/persons/delete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids: [Number(deleted!.contact_id)] }) });
       expect(reply.status).toBe(200);
@@ -209,8 +213,8 @@ describe('Salesforce: a Lead converted mid-run, on the CRM page', () => {
     stack.providerWorld.setLatency({ '*': { meanMs: 300 } });
     let converted: string;
     try {
-      await page.getByRole('button', { name: 'Run now' }).click();
-      const runId = await runTaking(productId, 2);
+      const runId = await runNow(page, productId);
+      await until(async () => (await takenOf(runId)).length === 2, 60_000);
       converted = (await takenOf(runId))[0]!.contact_id;
       // Converted in Salesforce while we research it: Salesforce refuses every update of it from now on.
       leads.get(converted)!.IsConverted = true;
