@@ -179,7 +179,7 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
 
   it('a person deleted in Pipedrive mid-run is shown failed, refused for good, with Pipedrive\u2019s reason', async () => {
     // Slower providers keep the research going while the person is deleted: its write is still to come.
-    stack.providerWorld.setLatency({ '*': { meanMs: 300 } });
+    stack.providerWorld.setLatency({ '*': { meanMs: 600 } });
     try {
       const runId = await runNow(page, productId);
       await until(async () => (await takenOf(runId)).length === 2, 60_000);
@@ -210,7 +210,7 @@ describe('Salesforce: a Lead converted mid-run, on the CRM page', () => {
     const { page, productId } = await ownerOnCrmPage(portals.salesforce, { researchLimit: 2, crmObject: 'Lead' });
     await expectAccessible(page);
     const leads = portals.salesforce.sandbox.org().objects.get('Lead')!.records;
-    stack.providerWorld.setLatency({ '*': { meanMs: 300 } });
+    stack.providerWorld.setLatency({ '*': { meanMs: 600 } });
     let converted: string;
     try {
       const runId = await runNow(page, productId);
