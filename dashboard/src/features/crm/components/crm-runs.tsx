@@ -5,6 +5,7 @@ import { CRM_MAPPABLE_FIELD_LABELS, LEAVE_REASON_LABELS, type MappingDecision } 
 import { shortText } from '../../../../../domain/shown-text.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import type { CrmPreview, CrmPreviewContact, CrmRun } from '../api.ts';
+import { contactErrorText } from '../contact-error-text.ts';
 import { useCrmName } from '../crm-name.ts';
 
 const RUN_STATUS: Record<CrmRun['status'], string> = {
@@ -187,7 +188,7 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                     </Table.Th>
                     <Table.Td>
                       {contact.skipReason ? `Skipped: ${SKIP_REASON_LABELS[contact.skipReason]}` : OUTCOME[contact.outcome]}
-                      {contact.error ? <Text size="xs">{contact.error}</Text> : null}
+                      {contact.error ? <Text size="xs">{contactErrorText(contact.error)}</Text> : null}
                     </Table.Td>
                     <Table.Td>
                       {contact.researchId ? (
