@@ -318,8 +318,11 @@ describe('the NetworkPolicies and the ServiceMonitor', () => {
       { port: 'ops', path: '/metrics', interval: '30s' },
       { port: 'http', path: '/metrics', interval: '30s', authorization: { type: 'Bearer', credentials: { name: 'prospect-enrichment', key: values.secrets.env.METRICS_BEARER_TOKEN } } },
     ]);
-    // Without a token the API's /metrics is open, and without the API the workers alone.
-    const open = named(await renderChart(tools, [...TAGGED, '--set', 'serviceMonitor.enabled=true']), 'ServiceMonitor', FULLNAME).spec as unknown as Monitor;
+    // The default values name the token's Secret (production refuses to start without it); a release
+    // that removes it scrapes the API without one. Without the API, the workers alone.
+    const defaults = named(await renderChart(tools, [...TAGGED, '--set', 'serviceMonitor.enabled=true']), 'ServiceMonitor', FULLNAME).spec as unknown as Monitor;
+    expect(defaults.endpoints[1]).toEqual(expect.objectContaining({ authorization: expect.objectContaining({ type: 'Bearer' }) }));
+    const open = named(await renderChart(tools, [...TAGGED, '--set', 'serviceMonitor.enabled=true', '--set', 'secrets.env.METRICS_BEARER_TOKEN=null']), 'ServiceMonitor', FULLNAME).spec as unknown as Monitor;
     expect(open.endpoints[1]).toEqual({ port: 'http', path: '/metrics', interval: '30s' });
     const workersOnly = named(await renderChart(tools, [...TAGGED, '--set', 'serviceMonitor.enabled=true', '--set', 'serviceMonitor.api.enabled=false']), 'ServiceMonitor', FULLNAME).spec as unknown as Monitor;
     expect(workersOnly.endpoints.map((endpoint) => endpoint.port)).toEqual(['ops']);
