@@ -124,7 +124,7 @@ export function createPipedriveClient(options: {
     for (let attempt = 1; ; attempt++) {
       await budget.acquire('burst');
       if (!fitsDailyBudget(daily, PIPEDRIVE_TOKEN_COSTS[operation], options.dailyReservePercent)) {
-        await spentForToday(`Pipedrive's daily API token budget is down to the ${options.dailyReservePercent}% kept for the company's own use (${daily.dailyRemaining} of ${daily.dailyLimit} tokens left)`);
+        await spentForToday(`Pipedrive's daily API token budget is down to the ${options.dailyReservePercent}% kept for the company's own use (${formatTokens(daily.dailyRemaining)} of ${formatTokens(daily.dailyLimit)} tokens left)`);
       }
       const token = await options.accessToken();
       let reply: Reply;
@@ -175,3 +175,6 @@ export function messageOf(body: unknown): string {
   const text = typeof fields.error === 'string' ? fields.error : typeof fields.message === 'string' ? fields.message : JSON.stringify(body);
   return String(text).slice(0, 500);
 }
+
+/** Token counts as people read them (30,000, not 30000): the hold-off's reason is shown on the CRM page. */
+const formatTokens = (count: number) => count.toLocaleString('en-US');

@@ -131,7 +131,7 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
     await held.waitFor({ timeout: 30_000 });
     const text = await held.innerText();
     expect(text).toMatch(new RegExp(
-      `Pipedrive's daily API token budget is down to the 30% kept for the company's own use \\(\\d+ of \\d+ tokens left\\)\\. Nothing is sent to Pipedrive until ${escaped(heldUntil)}; runs wait and go on then\\.`,
+      `Pipedrive's daily API token budget is down to the 30% kept for the company's own use \\([\\d,]+ of 30,000 tokens left\\)\\. Nothing is sent to Pipedrive until ${escaped(heldUntil)}; runs wait and go on then\\.`,
     ));
     expect(text).not.toContain('cannot be reached');
     expectNoRawCodes(text);
@@ -150,7 +150,7 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
     await waiting.waitFor({ timeout: 60_000 });
     const waitingText = await waiting.innerText();
     expect(waitingText).toMatch(new RegExp(
-      `^Waiting: Pipedrive's daily API token budget is down to the 30% kept for the company's own use \\(\\d+ of \\d+ tokens left\\)\\. Nothing is sent to Pipedrive until ${escaped(heldUntil)}; runs wait and go on then\\.$`,
+      `^Waiting: Pipedrive's daily API token budget is down to the 30% kept for the company's own use \\([\\d,]+ of 30,000 tokens left\\)\\. Nothing is sent to Pipedrive until ${escaped(heldUntil)}; runs wait and go on then\\.$`,
     ));
     expectNoRawCodes(waitingText);
     expect(await run.getByRole('cell').nth(3).innerText()).toBe('0');

@@ -110,7 +110,7 @@ describe('the CRM page API with three CRMs', () => {
       for (const attempt of ['answered', 'held off']) {
         const held = await alice.get(`/app/api/crm/products/${productId}/preview`);
         expect([held.status, held.body.error], attempt).toEqual([503, 'crm_unavailable']);
-        expect(held.body.message, attempt).toMatch(/^Pipedrive's daily API token budget is down to the 30% kept for the company's own use \(\d+ of 30000 tokens left\)\. /);
+        expect(held.body.message, attempt).toMatch(/^Pipedrive's daily API token budget is down to the 30% kept for the company's own use \([\d,]+ of 30,000 tokens left\)\. /);
         expect(held.body.message, attempt).toContain(`Nothing is sent to Pipedrive until ${until}; runs wait and go on then.`);
       }
     } finally {

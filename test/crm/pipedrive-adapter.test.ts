@@ -355,7 +355,7 @@ describe('limits and failures', () => {
       const calls = pipedrive.calls().length;
       const error = await adapter.readContacts(product.id, ['1'], []).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(CrmUnavailable);
-      expect((error as Error).message).toMatch(/^Pipedrive's daily API token budget is down to the 30% kept for the company's own use \(\d+ of 30000 tokens left\)$/);
+      expect((error as Error).message).toMatch(/^Pipedrive's daily API token budget is down to the 30% kept for the company's own use \([\d,]+ of 30,000 tokens left\)$/);
       // Why and until when, for the preview and the run to say: the next midnight UTC, when Pipedrive's day turns.
       const now = new Date();
       expect((error as CrmUnavailable).holdOff).toEqual({
