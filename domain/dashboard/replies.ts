@@ -3,6 +3,7 @@
 import type { Plan, PlanName } from '../billing/plans.ts';
 import type { Language } from '../research/languages.ts';
 import type { ResearchProgress } from '../research/contract.ts';
+import type { ResearchSource } from '../research/fanout.ts';
 import type { ResearchJobStatus } from '../research/job-status.ts';
 
 export interface CreditStatement {
@@ -71,7 +72,7 @@ export interface JobListItem {
   completedAt: string | null;
   durationMs: number | null;
   /** Who asked for the job: the API, a list run or a CRM run (issues 18, 20). */
-  source: 'api' | 'list' | 'crm';
+  source: ResearchSource;
   /** The list the job researched a row of, when `source` is `list`. */
   listId: string | null;
   listName: string | null;

@@ -29,7 +29,7 @@ export type Submission =
  */
 export async function submitResearchJob(
   em: EntityManager,
-  input: { apiKey: AuthenticatedKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string },
+  input: { apiKey: AuthenticatedKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string; source?: 'api' | 'mcp' },
   now: Date,
   alerts: UsageAlertSettings,
 ): Promise<Submission> {
@@ -57,6 +57,7 @@ export async function submitResearchJob(
       submittedAt: now,
       idempotencyKey: input.idempotencyKey,
       requestHash: input.requestHash,
+      source: input.source,
     });
     return { outcome: 'accepted', job, isMailQueued: credit.isMailQueued };
   });
