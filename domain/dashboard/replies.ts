@@ -112,7 +112,7 @@ export interface Usage {
   cycle: UsageCycle;
   /** The cycles with ledger entries, newest first (at most 12): after an upgrade starts a new cycle, the last one stays readable. */
   cycles: UsageCycle[];
-  ledger: Array<{ id: number; at: string; kind: CreditEntryKind; usedDelta: number; limitAfter: number; researchId: string | null; note: string | null }>;
+  ledger: Array<{ id: number; at: string; kind: CreditEntryKind; usedDelta: number; limitAfter: number; researchId: string | null; note: string | null; source: ResearchSource | null }>;
 }
 
 // Billing (services/billing/billing.ts)

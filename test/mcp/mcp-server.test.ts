@@ -2,6 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { DEFAULT_MODEL_LATENCY_MS, DEFAULT_PROVIDER_LATENCIES_MS, asLatencyMap } from '../../scripts/lib/bench/critical-path.ts';
+import { Account } from '../../db/entities/index.ts';
+import { usageOfCycle } from '../../services/billing/usage.ts';
 import { PROMPT_INJECTIONS } from '../../sandbox/provider-world/posts-and-news.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { pickPeople } from '../insights/insight-helpers.ts';
@@ -176,6 +178,12 @@ describe('research_prospect', () => {
     expect(all.structuredContent.next_cursor).toBeNull();
     const one = await call(clients.get('v1')!, 'list_research', { email: people[0], status: 'completed' });
     expect(one.structuredContent.jobs.map((job: { research_id: string }) => job.research_id)).toEqual([researchId]);
+  });
+
+  it('the ledger names the source of the credit: mcp', async () => {
+    const em = stack.orm.em.fork();
+    const usage = await usageOfCycle(em, await em.findOneOrFail(Account, { id: customer.accountId }));
+    expect(usage.ledger.find((entry) => entry.researchId === researchId)).toMatchObject({ kind: 'consume', source: 'mcp' });
   });
 
   it('another account\'s research_id is not found, by tool and by resource', async () => {
