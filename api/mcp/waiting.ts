@@ -11,7 +11,7 @@ import type { ApiDeps } from '../deps.ts';
  * docs/mcp.md#long-jobs: a waiting call tells the client something at least every 5 s; the slice plus
  * the workflow query (at most 2 s, services/research/dashboard-jobs.ts) stays below that.
  */
-export const PROGRESS_EVERY_MS = 2_500;
+export const PROGRESS_EVERY_MS = 2_000;
 
 /**
  * Waits up to `waitSeconds` for a job to end, as `?wait=` does (woken by the
