@@ -3,6 +3,7 @@ import type { ApiDeps, RequestState } from './deps.ts';
 import { errorMiddleware, requestLogMiddleware } from './error-middleware.ts';
 import { healthRouter } from './routes/health.ts';
 import { mcpRouter } from './mcp/route.ts';
+import { wellKnownRouter } from './mcp/well-known.ts';
 import { metricsRouter } from './routes/metrics.ts';
 import { openApiRouter } from './routes/openapi.ts';
 import { researchRouter } from './routes/research.ts';
@@ -21,7 +22,7 @@ export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] =
     await next();
   });
   app.use(stripeWebhookRoutes(deps)); // reads its raw body itself: before any body parser
-  for (const router of [healthRouter(deps), metricsRouter(deps), openApiRouter(), researchRouter(deps), mcpRouter(deps)]) {
+  for (const router of [healthRouter(deps), metricsRouter(deps), openApiRouter(), researchRouter(deps), mcpRouter(deps), wellKnownRouter(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

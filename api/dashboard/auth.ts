@@ -6,6 +6,7 @@ import type { Mailer } from '../../integrations/mail/mailer.ts';
 import { resetPasswordEmail } from '../../integrations/mail/templates/reset-password.ts';
 import { verifyEmail } from '../../integrations/mail/templates/verify-email.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { agentAuthorizationPlugins } from './agent-authorization.ts';
 import type { DashboardConfig } from './config.ts';
 
 /** The auth endpoints' prefix: better-auth is mounted inside the dashboard's JSON API. */
@@ -38,6 +39,8 @@ export interface DashboardAuthDeps {
   mailer: Mailer;
   accounts: AccountLink;
   logger: Logger;
+  /** Hosts a client ID metadata document may be fetched from on a private address (development and tests only). */
+  allowedPrivateHosts?: ReadonlySet<string>;
 }
 
 /**
@@ -51,7 +54,7 @@ const AUTH_TABLES = {
   verification: { modelName: 'auth_verification' },
 } as const;
 
-export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions {
+export function dashboardAuthOptions(deps: DashboardAuthDeps) {
   const { config, mailer, accounts, logger } = deps;
   const dashboardUrl = (path: string) => `${config.publicUrl}/app${path}`;
   return {
@@ -61,6 +64,9 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
     secret: config.authSecret,
     trustedOrigins: [config.publicUrl],
     database: deps.pool,
+    // The JWT plugin's session-token endpoint is not used: access tokens come from the OAuth provider only.
+    disabledPaths: ['/token'],
+    plugins: agentAuthorizationPlugins({ config, allowedPrivateHosts: deps.allowedPrivateHosts ?? new Set() }),
     ...AUTH_TABLES,
     // A new address takes effect when the link sent to it is opened (better-auth's change-email verification).
     user: { ...AUTH_TABLES.user, changeEmail: { enabled: true } },
@@ -133,7 +139,7 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
     onAPIError: { throw: false, onError: (error) => logger.warn({ err: error instanceof APIError ? error.message : error }, 'auth error') },
     telemetry: { enabled: false },
     logger: { disabled: false, level: 'warn', log: (level, message) => logger[level]({ auth: true }, message) },
-  };
+  } satisfies BetterAuthOptions;
 }
 
 export function createDashboardAuth(deps: DashboardAuthDeps) {

@@ -25,12 +25,20 @@ export async function creditsLeft(em: EntityManager, caller: McpCaller, now: Dat
 /**
  * The key a call runs as: the caller's own (its product context is the
  * default), or, when the call names a product (its id or name, as get_account
- * lists them), the account's key that carries that product.
+ * lists them), the account's key that carries that product. An OAuth-connected
+ * agent has no key: with one product on the account it is that one, with
+ * several the call must name it.
  */
 export async function keyForProduct(em: EntityManager, caller: McpCaller, product: string | undefined): Promise<AuthenticatedKey> {
   if (product === undefined || product.trim() === '') {
-    if (caller.productId === null) throw new AppError('api_key_has_no_product', 'This key has no product context; name a product (see get_account) or create a key with one.', { field: 'product' });
-    return { keyId: caller.keyId, accountId: caller.accountId, productId: caller.productId };
+    if (caller.keyId !== null) {
+      if (caller.productId === null) throw new AppError('api_key_has_no_product', 'This key has no product context; name a product (see get_account) or create a key with one.', { field: 'product' });
+      return { keyId: caller.keyId, accountId: caller.accountId, productId: caller.productId };
+    }
+    const products = await listKeyProducts(em, caller.accountId);
+    if (products.length === 1) return { keyId: products[0]!.keyId, accountId: caller.accountId, productId: products[0]!.productId };
+    if (products.length === 0) throw new AppError('invalid_request', 'product: this account has no product context yet; create an API key with one in the dashboard (Keys).', { field: 'product' });
+    throw new AppError('invalid_request', `product: this account has several products; name one of: ${products.map((candidate) => candidate.name).join(', ')} (get_account lists them).`, { field: 'product' });
   }
   const wanted = product.trim().toLowerCase();
   const products = await listKeyProducts(em, caller.accountId);

@@ -43,7 +43,7 @@ export function registerAccountTools(server: McpServer, { deps, caller }: ToolCo
             lists_at_once: MAX_RUNNING_LISTS[account.plan],
             emails_per_list_call: MAX_LIST_EMAILS,
           },
-          products: products.map((product) => ({ id: product.productId, name: product.name, is_default: product.productId === caller.productId })),
+          products: products.map((product) => ({ id: product.productId, name: product.name, is_default: caller.keyId !== null ? product.productId === caller.productId : products.length === 1 })),
           language: account.language,
         });
       }),

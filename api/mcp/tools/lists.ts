@@ -23,7 +23,7 @@ export function registerListTools(server: McpServer, { deps, caller }: ToolConte
         'beyond the credits left) are returned with the reason. Each accepted row costs 1 credit as it starts. Use for many prospects at once; follow with get_list.',
       inputSchema: z.object({
         emails: z.array(z.string().max(320)).min(1).max(MAX_LIST_EMAILS).describe('Work e-mail addresses, at most 100'),
-        product: z.string().max(200).optional().describe('A product id or name from get_account; default: the API key\'s product'),
+        product: z.string().max(200).optional().describe('A product id or name from get_account; default: the API key\'s product, or the account\'s only one'),
       }),
       outputSchema: ZResearchListOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

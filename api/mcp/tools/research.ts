@@ -19,7 +19,7 @@ import { summarise } from '../summary.ts';
 import { waitWithProgress } from '../waiting.ts';
 
 const PAGE_SIZE = 20;
-const ZProduct = z.string().max(200).optional().describe('A product id or name from get_account; default: the API key\'s product');
+const ZProduct = z.string().max(200).optional().describe('A product id or name from get_account; default: the API key\'s product, or the account\'s only one');
 
 /** research_prospect, get_research, list_research and the resource research://{research_id} (docs/mcp.md#tools). */
 export function registerResearchTools(server: McpServer, { deps, caller }: ToolContext): void {
@@ -44,7 +44,7 @@ export function registerResearchTools(server: McpServer, { deps, caller }: ToolC
         const em = deps.orm.em.fork();
         const request = withField('email', () => parseResearchRequest({ email }));
         const apiKey = await keyForProduct(em, caller, product);
-        await deps.keyLastUse.touch(em, caller.keyId);
+        if (caller.keyId !== null) await deps.keyLastUse.touch(em, caller.keyId);
         const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
         // The same e-mail and product within the idempotency window is the same job, charged once.
         const idempotencyKey = `mcp:${apiKey.productId}:${createHash('sha256').update(request.email).digest('hex').slice(0, 40)}`;
