@@ -5,7 +5,7 @@ import { mcpResourceOf } from '../agent-authorization.ts';
 import type { DashboardState } from '../guard.ts';
 
 /**
- * The AI agents page's API (docs/dashboard.md#ai-agents): the MCP server's
+ * The AI agents' API of the dashboard (docs/mcp.md#hosted-agents-oauth): the MCP server's
  * address, the agents the owner allowed (OAuth clients with a grant from this
  * owner), and revoking one, which its very next call feels (401).
  */
