@@ -8,7 +8,7 @@ import type { Orm } from '../db/orm.ts';
 import type { CandidateVerdict } from '../domain/crm/crm.ts';
 import { CRM_FAILURE_TYPES, type CandidateSearch, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput } from '../domain/crm/sync-contract.ts';
 import type { CrmConfig } from '../integrations/crm/config.ts';
-import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, CrmUnavailable } from '../integrations/crm/errors.ts';
+import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, CrmUnavailable, type CrmHoldOff } from '../integrations/crm/errors.ts';
 import type { CrmProviderKits } from '../integrations/crm/providers.ts';
 import type { CrmTokens } from '../services/crm/connections.ts';
 import type { PortalBudgets } from '../services/crm/portal-budget.ts';
@@ -17,7 +17,7 @@ import { researchTaskQueueOfCrm } from '../services/crm/schedules.ts';
 import { writeContactsBatch } from '../services/crm/batch-write.ts';
 import { findAndClaimCandidates } from '../services/crm/candidates.ts';
 import {
-  ensureCrmProperties, finishCrmRun, finishNotRun, markContactFailed, postContactChat, researchData, startCrmRun, writeResearchedContact,
+  ensureCrmProperties, finishCrmRun, finishNotRun, markContactFailed, postContactChat, recordRunWaiting, researchData, startCrmRun, writeResearchedContact,
   type ContactWriteResult, type CrmSyncDeps,
 } from '../services/crm/sync.ts';
 import { nudgeMailOutbox } from '../services/mail/outbox.ts';
@@ -36,11 +36,12 @@ export interface CrmActivityDeps {
   logger?: Logger;
 }
 
-/** The CRM's answers as Temporal failures. */
-async function translated<T>(run: () => Promise<T>): Promise<T> {
+/** The CRM's answers as Temporal failures; an allowance's hold-off is first said on the run (`onHoldOff`). */
+async function translated<T>(run: () => Promise<T>, onHoldOff?: (holdOff: CrmHoldOff) => Promise<void>): Promise<T> {
   try {
     return await run();
   } catch (error) {
+    if (error instanceof CrmUnavailable && error.holdOff && onHoldOff) await onHoldOff(error.holdOff);
     if (error instanceof CrmAuthRevoked) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.authRevoked, message: error.message, nonRetryable: true });
     if (error instanceof CrmConfigRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.configRejected, message: error.message, nonRetryable: true });
     if (error instanceof CrmRejected) throw ApplicationFailure.create({ type: CRM_FAILURE_TYPES.rejected, message: error.message, nonRetryable: true });
@@ -65,17 +66,19 @@ export function createCrmActivities(deps: CrmActivityDeps) {
   const logger = deps.logger ?? createLogger('crm');
   // The digest is committed: send it now rather than at the outbox Schedule's next minute (best effort).
   const nudgeDigest = () => nudgeMailOutbox(deps.temporal, researchTaskQueueOfCrm(Context.current().info.taskQueue), logger);
+  // The run sits waiting for the CRM's allowance: the CRM page says why and until when.
+  const waiting = (plan: CrmRunPlan) => (holdOff: CrmHoldOff) => recordRunWaiting(sync, plan.runId, holdOff);
   return {
     crmStartRun: (input: CrmSyncInput & { runId: string }): Promise<CrmRunPlan> => withHeartbeat(() => startCrmRun(sync, input)),
-    crmEnsureProperties: (plan: CrmRunPlan): Promise<void> => withHeartbeat(() => translated(() => ensureCrmProperties(sync, plan))),
-    crmFindCandidates: (plan: CrmRunPlan): Promise<CandidateSearch> => withHeartbeat(() => translated(() => findAndClaimCandidates(sync, plan))),
+    crmEnsureProperties: (plan: CrmRunPlan): Promise<void> => withHeartbeat(() => translated(() => ensureCrmProperties(sync, plan), waiting(plan))),
+    crmFindCandidates: (plan: CrmRunPlan): Promise<CandidateSearch> => withHeartbeat(() => translated(() => findAndClaimCandidates(sync, plan), waiting(plan))),
     crmWriteContact: (plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult> =>
-      withHeartbeat(() => translated(() => writeResearchedContact(sync, plan, contact, researchId, { isRetry: Context.current().info.attempt > 1 }))),
+      withHeartbeat(() => translated(() => writeResearchedContact(sync, plan, contact, researchId, { isRetry: Context.current().info.attempt > 1 }), waiting(plan))),
     crmMarkContactFailed: (plan: CrmRunPlan, contact: CandidateVerdict, input: { researchId: string | null; error: string; outcome: 'failed' | 'not_researched' }): Promise<void> =>
-      withHeartbeat(() => translated(() => markContactFailed(sync, plan, contact, input))),
+      withHeartbeat(() => translated(() => markContactFailed(sync, plan, contact, input), waiting(plan))),
     /** A flush of ended contacts (docs/crm.md#batch-writes); a retry reads back what an earlier try did before writing again. */
     crmWriteBatch: (plan: CrmRunPlan, items: ContactWriteItem[]): Promise<ContactWriteOutcome[]> =>
-      withHeartbeat(() => translated(() => writeContactsBatch(sync, plan, items, { isRetry: Context.current().info.attempt > 1 }))),
+      withHeartbeat(() => translated(() => writeContactsBatch(sync, plan, items, { isRetry: Context.current().info.attempt > 1 }), waiting(plan))),
     /** A researched contact's chat follow-up, once, in the webhook's turn. */
     crmPostContactChat: (plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult['chat']> =>
       withHeartbeat(async () => {

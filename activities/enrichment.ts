@@ -43,7 +43,7 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
     detectTechnologies: (website) => sources.detectTechnologies(website),
   };
   return {
-    // One activity per part: what runs recorded before issue 21 schedule (they
+    // One activity per part: what runs recorded before every part moved into one `lookupParts` activity schedule (they
     // replay, and may still be in flight). "Not found" is a value
     // (`{ value: null }`); only "every provider unavailable" is an error, retried by Temporal.
     fetchPerson: (query: Parameters<EnrichmentSources['findPerson']>[0]) => classified(() => lookups.fetchPerson(query)),
@@ -55,7 +55,7 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
     detectTechnologies: (website: string) => classified(() => lookups.detectTechnologies(website)),
 
     /**
-     * Every enrichment part of a job in one activity (issue 21): the same
+     * Every enrichment part of a job in one activity: the same
      * chains as the per-part activities (domain/enrichment/chains.ts), their
      * HTTP calls side by side, so a job costs two activity tasks and three
      * workflow tasks instead of about ten of each. A part keeps its own

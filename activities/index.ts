@@ -16,7 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createInsightsActivities(deps),
     ...createStaleJobActivities(deps),
     ...createPurgeActivities(deps),
-    // The research fan-out of list and CRM runs, and the list run's steps (issues 18, 20).
+    // The research fan-out of list and CRM runs, and the list run's steps.
     ...createFanoutActivities(deps),
     ...createListActivities(deps),
   };

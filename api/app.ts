@@ -1,6 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import type { ApiDeps, RequestState } from './deps.ts';
 import { errorMiddleware, requestLogMiddleware } from './error-middleware.ts';
+import { securityHeaders } from './security-headers.ts';
 import { healthRouter } from './routes/health.ts';
 import { mcpRouter } from './mcp/route.ts';
 import { wellKnownRouter } from './mcp/well-known.ts';
@@ -13,6 +14,7 @@ import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] = []): Koa<RequestState> {
   const app = new Koa<RequestState>({ proxy: false });
   app.silent = true; // errors are logged by errorMiddleware, once
+  app.use(securityHeaders(deps.publicUrl));
   app.use(requestLogMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));
   app.use(async (ctx, next) => {

@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../lib/config.ts';
+import { loadApiConfig, type Config } from '../lib/config.ts';
 import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import { createLogger } from '../lib/logger.ts';
 import { bootstrapApi } from './server.ts';
@@ -6,7 +6,7 @@ import { bootstrapApi } from './server.ts';
 let config: Config;
 try {
   loadDotEnv();
-  config = loadConfig();
+  config = loadApiConfig();
 } catch (error) {
   exitOnConfigError('api', error);
 }

@@ -44,7 +44,7 @@ export async function submitAndStartResearch(
   // estimate is read meanwhile; the job is accepted even if that read fails.
   const isWaitingForWorkflow = job.status === 'queued' && job.workflowStartedAt === null;
   const [, estimatedSeconds] = await Promise.all([
-    isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: input.apiKey.accountId, submittedAt: job.submittedAt, source: input.source }) : null,
+    isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: input.apiKey.accountId, plan: submission.plan, submittedAt: job.submittedAt, source: input.source }) : null,
     estimateForNewJob(em, input.apiKey, input.request.email, now).catch(() => DEFAULT_ESTIMATE_SECONDS),
   ]);
   return { job, isNew: submission.outcome === 'accepted', estimatedSeconds };
@@ -57,4 +57,5 @@ const workflowStarts = (deps: ApiDeps) => ({
   temporal: deps.temporal,
   taskQueue: deps.config.temporal.taskQueue,
   deadlineMs: deps.config.researchDeadlineMs,
+  fairnessWeights: deps.config.fairnessWeights,
 });

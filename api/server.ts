@@ -68,7 +68,7 @@ export async function bootstrapApi(
   const dashboardConfig = loadDashboardConfig(env, url);
   const mailer = createMailer(loadMailConfig(env));
   const billing = billingFromEnv(env);
-  const crm = createCrm({ orm, temporal, env, publicUrl: dashboardConfig.publicUrl, clock, researchTaskQueue: config.temporal.taskQueue, logger });
+  const crm = createCrm({ orm, temporal, env, publicUrl: dashboardConfig.publicUrl, clock, researchTaskQueue: config.temporal.taskQueue, fairnessWeights: config.fairnessWeights, logger });
   const dashboard = createDashboard({
     orm,
     databaseUrl: config.databaseUrl,
@@ -81,7 +81,7 @@ export async function bootstrapApi(
     billing,
     crm,
     webhooks: loadWebhookConfig(env),
-    lists: { taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs },
+    lists: { taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, fairnessWeights: config.fairnessWeights },
   });
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);
@@ -89,7 +89,7 @@ export async function bootstrapApi(
   const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm, agentAuthorization: createAgentAuthorization(dashboard.auth, dashboardConfig.publicUrl), isDraining: () => isDraining }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   handleRequest = app.callback();
   // Starts the workflows of accepted jobs whose start was missed (a crash, Temporal unreachable).
-  const relay = startWorkflowStartRelay({ orm, temporal, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, clock, logger });
+  const relay = startWorkflowStartRelay({ orm, temporal, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, fairnessWeights: config.fairnessWeights, clock, logger });
   logger.info({ url }, 'API listening');
   return {
     url,

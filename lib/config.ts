@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research/contract.ts';
+import { DEFAULT_FAIRNESS_WEIGHTS, parseFairnessWeights, type FairnessWeights } from '../domain/research/fairness.ts';
 import { ConfigError, envVar, parseEnv, type Env } from './env.ts';
 import { loadTemporalConnection, type TemporalConnectionSettings } from './temporal-connection.ts';
 
@@ -34,7 +35,10 @@ const ZEnv = z.object({
    */
   WORKER_METRICS_PORT: z.union([z.literal('off'), envVar.int({ min: 1, max: 65535 })]).describe('a port from 1 to 65535, or off').default('off'),
   WORKER_METRICS_HOST: envVar.text().default('127.0.0.1'),
-  /** When set, the API's /metrics answers only `Authorization: Bearer <this>` (its port is public). */
+  /**
+   * When set, the API's /metrics answers only `Authorization: Bearer <this>`.
+   * Required in production (loadApiConfig): the API's port is public.
+   */
   METRICS_BEARER_TOKEN: envVar.text().optional(),
   /**
    * Which worker roles this process runs (worker/roles.ts): `research`, `crm`,
@@ -52,6 +56,18 @@ const ZEnv = z.object({
   SHUTDOWN_READINESS_DELAY_MS: envVar.int().default(0),
   /** How long in-flight work may take to finish after SIGTERM before it is cut (activities are then retried elsewhere). */
   SHUTDOWN_GRACE_MS: envVar.int({ min: 0 }).default(20_000),
+  /**
+   * Temporal fairness weight per plan (domain/research/fairness.ts), e.g.
+   * `scale=2`: plans not named weigh 1. Unset: every account weighs the same.
+   */
+  FAIRNESS_PLAN_WEIGHTS: z.string().trim().transform((text, ctx) => {
+    try {
+      return parseFairnessWeights(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  }).describe('plan=weight pairs separated by commas, e.g. scale=2,growth=1.5 (weights from 0.001 to 1000)').optional(),
 });
 
 export interface Config {
@@ -74,6 +90,8 @@ export interface Config {
   /** Overrides of the roles' own slot limits; unset: each role's default. */
   workerSlots: WorkerSlots;
   shutdown: { readinessDelayMs: number; graceMs: number };
+  /** Temporal fairness weight of each plan's accounts on the research queue. */
+  fairnessWeights: FairnessWeights;
 }
 
 export interface WorkerSlots {
@@ -107,5 +125,21 @@ export function loadConfig(env: Env = process.env): Config {
       ...(e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS ? { maxWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
     },
     shutdown: { readinessDelayMs: e.SHUTDOWN_READINESS_DELAY_MS, graceMs: e.SHUTDOWN_GRACE_MS },
+    fairnessWeights: e.FAIRNESS_PLAN_WEIGHTS ?? DEFAULT_FAIRNESS_WEIGHTS,
   };
+}
+
+/**
+ * The API's settings: loadConfig's, and in production a METRICS_BEARER_TOKEN,
+ * since the API serves /metrics on its own public port and its figures (traffic,
+ * jobs, credits) are not for its clients.
+ */
+export function loadApiConfig(env: Env = process.env): Config {
+  const config = loadConfig(env);
+  if (config.metricsBearerToken === null && env.NODE_ENV?.trim() === 'production') {
+    throw new ConfigError([
+      "METRICS_BEARER_TOKEN is not set: required when NODE_ENV=production, since the API's /metrics is on its public port (Prometheus sends it as `Authorization: Bearer <token>`)",
+    ]);
+  }
+  return config;
 }

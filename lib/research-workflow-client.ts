@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { SearchAttributeType, WorkflowExecutionAlreadyStartedError, defineSearchAttributeKey } from '@temporalio/common';
+import { SearchAttributeType, WorkflowExecutionAlreadyStartedError, defineSearchAttributeKey, type Priority } from '@temporalio/common';
 import { RESEARCH_WORKFLOW_TYPE, type ResearchWorkflowInput } from '../domain/research/contract.ts';
 
 const ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('ResearchAccountId', SearchAttributeType.KEYWORD);
@@ -20,8 +20,8 @@ export async function startResearchWorkflow(
   input: ResearchWorkflowInput,
   accountId: number,
   timeoutMs: number,
-  /** RESEARCH_PRIORITY_KEY of the job's source. */
-  priorityKey: number,
+  /** RESEARCH_PRIORITY_KEY of the job's source, and the account's fairness key and weight (domain/research/fairness.ts). */
+  priority: Priority,
 ): Promise<void> {
   try {
     await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflow.start(RESEARCH_WORKFLOW_TYPE, {
@@ -31,7 +31,7 @@ export async function startResearchWorkflow(
       typedSearchAttributes: [{ key: ACCOUNT_ATTRIBUTE, value: String(accountId) }],
       // Also after the run closed: a late second start must not research the job again.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      priority: { priorityKey },
+      priority,
       // The workflow enforces the 3-minute deadline itself, also when a worker
       // first picks it up late; this is only a last resort against a run that
       // could never finish its cleanup (the sweeper then ends the job).

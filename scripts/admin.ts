@@ -12,6 +12,7 @@ import { LANGUAGES, type Language } from '../domain/research/languages.ts';
 import type { ProductContext } from '../domain/research/product-context.ts';
 import { createAiClient, createAiConfig, createPageFetcher, extractProductContext } from '../integrations/ai/index.ts';
 import { isValidEmail, normaliseEmail } from '../domain/research/email-address.ts';
+import { loadOutboundPolicy } from '../integrations/web/outbound-guard.ts';
 import { ConfigError, exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import { changePlan, createAccount, creditStatement } from '../services/accounts/accounts.ts';
 import { createApiKey, revokeApiKey } from '../services/accounts/api-keys.ts';
@@ -72,16 +73,15 @@ function isSameDirectory(a: string, b: string): boolean {
 }
 
 /**
- * Issue 4 §7: the product context drafted from the product's page, as the
- * dashboard does it. The page is fetched with the SSRF guards of technology
- * detection; loopback and private addresses are reachable only while the model
- * sandbox stands in for the AI (it serves the sample product pages locally).
+ * The product context drafted from the product's page, as the dashboard does
+ * it: through the outbound guard, private addresses only for the hosts
+ * ALLOW_PRIVATE_HOSTS names (development and tests).
  */
 async function productFromUrl(url: string, values: Values): Promise<ProductContext> {
   const logger = pino({ name: 'admin', level: process.env.LOG_LEVEL || 'warn' }, pino.destination(2));
   const config = createAiConfig(process.env);
   const context = await extractProductContext(url, {
-    fetchPage: createPageFetcher({ allowPrivateNetworks: config.source === 'sandbox' }),
+    fetchPage: createPageFetcher({ policy: loadOutboundPolicy(process.env) }),
     ai: createAiClient(config, logger),
     logger,
   });

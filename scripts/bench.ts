@@ -20,6 +20,8 @@
 //   --webhook-levels 1,50                 jobs in flight for the webhook latency part (jobs per level: max(20, 2 × in flight))
 //   --list-rows N                         rows of the lists part's list of uncached prospects (default 200)
 //   --mcp-jobs N --mcp-cached N           mcp part: uncached research_prospect jobs (default 10), cache hits (default 50)
+//   --fairness-scale F                    the fairness part's large account as a fraction of the full one (default 1: 300 API jobs
+//                                         + 500 rows; 9 others × 5 API jobs + 20 rows); run once with fairness on, once off
 //   --crm-contacts N                      contacts of the crm part's sync run (default 50, the settings' maximum)
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --temporal-config k=v,k=v             dynamic config of the dev server over the project's defaults
@@ -44,13 +46,14 @@ import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
 import { formatListResults, measureLists, type ListBenchResult } from './lib/bench/lists.ts';
 import { measureMcpCached, measureMcpUncached, type McpCachedResult, type McpUncachedResult } from './lib/bench/mcp.ts';
+import { fairnessFigures, formatFairnessResults, measureFairness, type FairnessBenchResult, type FairnessSize } from './lib/bench/fairness.ts';
 import { formatCrmResults, measureCrm, startCrmBenchStandIn, type CrmBenchResult } from './lib/bench/crm.ts';
 import { formatCrmProviderResults, measureCrmProvider, startCrmProviderStandIns, type CrmProviderBenchResult } from './lib/bench/crm-providers.ts';
 import { startReceiverProcess } from './lib/bench/receiver-process.ts';
 import { ROOT } from './lib/local-services.ts';
 import { figuresJson, flattenFigures, namedFigures } from './lib/bench/figures.ts';
 
-const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm', 'mcp'] as const;
+const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm', 'mcp', 'fairness'] as const;
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -72,6 +75,7 @@ const { values: flags } = parseArgs({
     'mcp-jobs': { type: 'string' },
     'mcp-cached': { type: 'string' },
     'crm-contacts': { type: 'string' },
+    'fairness-scale': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
     'temporal-config': { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -118,7 +122,7 @@ if (mail) {
 }
 // The webhook part's receiver, a process of its own on loopback: the worker is told it may deliver there (development allowance).
 const receiver = parts.has('webhooks') ? await startReceiverProcess() : null;
-if (receiver) process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
+if (receiver) process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1';
 // The crm part's HubSpot stand-in runs here; the worker gets its address through the environment.
 const hubspotStandIn = parts.has('crm') ? await startCrmBenchStandIn() : null;
 // And Pipedrive's and Salesforce's: the same run against each CRM.
@@ -127,6 +131,7 @@ const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync
 let webhookResults: WebhookBenchResult | null = null;
 let listResults: ListBenchResult | null = null;
 const mcpResults: { uncached?: McpUncachedResult; cached?: McpCachedResult } = {};
+let fairnessResults: FairnessBenchResult | null = null;
 let crmResults: CrmBenchResult | null = null;
 const crmProviderResults: CrmProviderBenchResult[] = [];
 const results: BenchResults = {};
@@ -145,7 +150,7 @@ try {
     });
   }
   if (parts.has('lists')) {
-    // Issue 20: a list of uncached prospects beside the API's own jobs, at the same fixed latencies.
+    // A list of uncached prospects beside the API's own jobs, at the same fixed latencies.
     listResults = await measureLists(stack, {
       rows: number('list-rows', quick ? 40 : 200),
       apiJobs: quick ? 6 : 20,
@@ -155,8 +160,23 @@ try {
       log,
     });
   }
+  if (parts.has('fairness')) {
+    // One account's burst beside nine small accounts, on this stack (fairness on), then on a second one with it off.
+    const scale = number('fairness-scale', quick ? 0.2 : 1);
+    const sized = (full: number) => Math.max(1, Math.round(full * scale));
+    // Only the large account shrinks: the small ones' work is small already.
+    const size: FairnessSize = { bigApiJobs: sized(300), bigListRows: sized(500), smallAccounts: 9, smallApiJobs: 5, smallListRows: 20 };
+    const fairnessOptions = { size, providerLatenciesMs: settings.providerLatenciesMs, modelLatencyMs: settings.modelLatencyMs, log };
+    const on = await measureFairness(stack, { ...fairnessOptions, isFairnessOn: true });
+    const offStack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: { ...settings.temporalDynamicConfig, 'matching.enableFairness': 'false' } });
+    try {
+      fairnessResults = { size, on, off: await measureFairness(offStack, { ...fairnessOptions, isFairnessOn: false }) };
+    } finally {
+      await offStack.stop(false);
+    }
+  }
   if (hubspotStandIn) {
-    // Issue 18: a sync run of uncached contacts at the same fixed latencies, against HubSpot's documented limits.
+    // A sync run of uncached contacts at the same fixed latencies, against HubSpot's documented limits.
     crmResults = await measureCrm(stack, hubspotStandIn, {
       contacts: number('crm-contacts', 50),
       providerLatenciesMs: settings.providerLatenciesMs,
@@ -214,7 +234,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${mcpResults.uncached && mcpResults.cached ? `MCP: cached research_prospect p95 ${mcpResults.cached.callMs.p95} ms (target ≤ 150); uncached: calls to complete p95 ${mcpResults.uncached.callsToComplete.p95} (target 1), longest gap between progress ${mcpResults.uncached.progressGapMs.max} ms (≤ 5,000)\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}${crmProviderResults.map((each) => `${formatCrmProviderResults(each)}\n`).join('')}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${mcpResults.uncached && mcpResults.cached ? `MCP: cached research_prospect p95 ${mcpResults.cached.callMs.p95} ms (target ≤ 150); uncached: calls to complete p95 ${mcpResults.uncached.callsToComplete.p95} (target 1), longest gap between progress ${mcpResults.uncached.progressGapMs.max} ms (≤ 5,000)\n` : ''}${fairnessResults ? `${formatFairnessResults(fairnessResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}${crmProviderResults.map((each) => `${formatCrmProviderResults(each)}\n`).join('')}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -226,7 +246,7 @@ try {
     machine,
     settings: { ...plainSettings, overheadJobs: Object.fromEntries(levels.map((level) => [level, overheadJobsAt(level)])), temporalSqlitePragmas: stack.temporalSqlitePragmas },
     targets: TARGETS,
-    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(mcpResults.uncached || mcpResults.cached ? { mcp: mcpResults } : {}), ...(crmResults ? { crm: crmResults } : {}), ...(crmProviderResults.length ? { crmProviders: crmProviderResults } : {}) },
+    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(mcpResults.uncached || mcpResults.cached ? { mcp: mcpResults } : {}), ...(fairnessResults ? { fairness: fairnessResults } : {}), ...(crmResults ? { crm: crmResults } : {}), ...(crmProviderResults.length ? { crmProviders: crmProviderResults } : {}) },
     table,
   };
   // A partial run (--only) does not replace the last full run's figures.
@@ -240,6 +260,7 @@ try {
     const figures = {
       ...flattenFigures(json.results, ''),
       ...namedFigures(json.results),
+      ...(fairnessResults ? fairnessFigures(fairnessResults) : {}),
       'machine.cpus': machine.cpus,
       'machine.load_average_1m': loadAverage[0]!,
       'machine.load_average_5m': loadAverage[1]!,

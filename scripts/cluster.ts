@@ -75,7 +75,7 @@ chmodSync(workDir, 0o755); // the PostgreSQL server user must reach its data dir
 const logDir = join(workDir, 'logs');
 mkdirSync(logDir, { recursive: true });
 const receiver = await startWebhookReceiver({ port: 0 });
-process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS = '127.0.0.1';
+process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1';
 const hubspot = await startCrmBenchStandIn();
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !OUTSIDE_SYSTEMS.test(name)));
 const services = await startLocalServices({

@@ -7,6 +7,7 @@ import type { Config } from '../lib/config.ts';
 import { checkAppConfiguration } from './lib/app-config.ts';
 import { DEV_WORKER_METRICS_PORT, devEnvironment } from './lib/dev-env.ts';
 import { waitFor } from './lib/child-process.ts';
+import { devBanner } from './lib/dev-banner.ts';
 import { startRoleProcesses, type RoleProcess } from './lib/role-processes.ts';
 import { WORKER_ROLES } from '../worker/role-names.ts';
 import { readDevDataDir, readDevPorts, type DevPorts } from './lib/dev-ports.ts';
@@ -90,23 +91,17 @@ apps = startRoleProcesses(roles, {
 });
 for (const role of roles) await waitFor(role.name, async () => (await fetch(role.probeUrl)).ok, 120_000);
 
-const sandboxes = Object.entries(services!.sandboxUrls).map(([name, url]) => `${name} ${url}`).join(', ') || '(none: real services configured)';
-log(`Ready.
-  API          ${apiUrl}   (probes: /livez, /readyz; health: /healthz, metrics: /metrics, OpenAPI: /openapi.json)
-  Dashboard    ${apiUrl}/app   (sign up there; the e-mails land in the mail inbox below)
-  Mail inbox   ${services!.sandboxUrls['mail-sandbox'] ?? `(real SMTP server ${process.env.SMTP_HOST})`}
-  HubSpot      ${services!.sandboxUrls['hubspot-sandbox'] ?? `(HubSpot at ${process.env.HUBSPOT_API_BASE ?? 'https://api.hubapi.com'})`}   (the stand-in's contacts; connect it from a product's CRM page)
-  Pipedrive    ${services!.sandboxUrls['pipedrive-sandbox'] ?? (process.env.PIPEDRIVE_CLIENT_ID ? '(a real Pipedrive app)' : '(not configured)')}   (the stand-in's persons; or connect it instead)
-  Salesforce   ${services!.sandboxUrls['salesforce-sandbox'] ?? (process.env.SALESFORCE_CLIENT_ID ? '(a real Salesforce app)' : '(not configured)')}   (the stand-in's org; or connect it instead)
-  Chat hooks   ${services!.sandboxUrls['chat-sandbox'] ? `${services!.sandboxUrls['chat-sandbox']}   (webhook URL: ${services!.sandboxUrls['chat-sandbox']}/services/T0/B0/any)` : '(none)'}
-  Webhooks     ${services!.sandboxUrls['webhook-receiver'] ? `${services!.sandboxUrls['webhook-receiver']}   (endpoint URL for the Webhooks page: ${services!.sandboxUrls['webhook-receiver']}/hooks/dev)` : '(none)'}
-${roles.map((role) => `  ${role.name.padEnd(21)}${role.probeUrl.replace(/\/readyz$/, '')}   (probes: /livez, /readyz; metrics: /metrics)`).join('\n')}
-  Temporal UI  ${services!.temporalUiUrl ?? `(external Temporal at ${services!.env.TEMPORAL_ADDRESS})`}
-  Database     ${services!.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
-  Sandboxes    ${sandboxes}
-Create a key:  npm run --silent admin -- account create --email you@example.com --plan growth
-               npm run --silent admin -- key create --account <account_id> --product-name "…" --product-description "…"
-Press Ctrl-C to stop everything.`);
+log(
+  devBanner({
+    apiUrl,
+    sandboxUrls: services!.sandboxUrls,
+    temporalUiUrl: services!.temporalUiUrl,
+    temporalAddress: services!.env.TEMPORAL_ADDRESS,
+    databaseUrl: services!.env.DATABASE_URL,
+    workers: roles.filter((role) => role.name !== 'api'),
+    env: process.env,
+  }),
+);
 
 /** An API or worker of this checkout left running by a run that was killed (kill -9): stopped before starting anew. */
 async function stopLeftovers(names: string[]): Promise<void> {

@@ -94,9 +94,9 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
       const mailOutbox = await createMailOutboxWorker({ connection, namespace, researchTaskQueue, workflowBundle, deps: { orm: deps.orm, mailer, clock: deps.clock }, versioning: upgraded });
       await ensureMailOutboxSchedule(deps.temporal, researchTaskQueue);
       // Beside the API's: accepted jobs get their workflow even while no API runs.
-      const relay = startWorkflowStartRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, logger });
+      const relay = startWorkflowStartRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, fairnessWeights: config.fairnessWeights, logger });
       // Lists whose run a crashed or cut-off API did not start.
-      const listRelay = startListRunRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, logger });
+      const listRelay = startListRunRelay({ ...deps, taskQueue: researchTaskQueue, deadlineMs: config.researchDeadlineMs, fairnessWeights: config.fairnessWeights, logger });
       return {
         workers: { sweeper, mailOutbox },
         async stopLoops() {

@@ -22,7 +22,7 @@ export const dbWrite: ActivityOptions = {
  * `startResearch` and `finishResearch` as local activities: a few indexed
  * reads (and, on a full cache hit, the job's completion), or the one
  * transaction that stores the parts, run by the worker inside a workflow task
- * with no round trip through the server (the latency of a cache hit; issue 21's
+ * with no round trip through the server (the latency of a cache hit, and
  * CPU per job). Both are idempotent, so a re-run after a lost worker is safe.
  */
 export const dbLocal: LocalActivityOptions = {
@@ -46,7 +46,7 @@ export const providerCall: ActivityOptions = {
 };
 
 /**
- * Every enrichment part of a job in one activity (`lookupParts`, issue 21).
+ * Every enrichment part of a job in one activity (`lookupParts`).
  * Each part has its own timeout and retry inside (activities/enrichment.ts
  * `PART_POLICY`, the figures of `providerCall`) and fails alone; these
  * attempts are for a lost worker, noticed within the heartbeat timeout, and

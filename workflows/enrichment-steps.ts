@@ -13,7 +13,7 @@ const COMPANY_FROM_EMPLOYER_PATCH = 'company-from-employer-when-company-endpoint
 
 /**
  * The enrichment chains over one activity per part, as runs recorded before
- * issue 21 did them (they replay on this path; new runs use `lookupParts`).
+ * every part moved into one activity did them (they replay on this path; new runs use `lookupParts`).
  * Optional parts degrade to null instead of failing the job (docs/architecture.md#the-research-path); only
  * the deadline's cancellation passes through.
  */

@@ -18,7 +18,7 @@ const ROWS_PER_PAGE = 200;
 const lists = proxyActivities<ListActivities>(dbWrite);
 
 /**
- * One list run (issue 20): the list's pending rows, a page at a time, through
+ * One list run: the list's pending rows, a page at a time, through
  * the research fan-out shared with CRM runs (workflows/research-fanout.ts),
  * each row one research job and one credit (source `list`), then the list
  * ended as completed, cancelled or stopped for credits, with the rows never

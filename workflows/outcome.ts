@@ -62,7 +62,7 @@ export function buildOutcome(
   return {
     prospect,
     company: companyOutcome,
-    // The language travels with the texts so the cache knows what it holds (issue 16 §1).
+    // The language travels with the texts so the cache knows what it holds.
     // Only the activity's input changes, not the commands: replay is unaffected.
     ai: { source: result?.source ?? null, usage: result?.usage ?? null, language: input?.language ?? null },
   };

@@ -1,5 +1,5 @@
 import {
-  ParentClosePolicy, log, proxyActivities, startChild, type ActivityOptions,
+  ParentClosePolicy, log, patched, proxyActivities, startChild, type ActivityOptions,
 } from '@temporalio/workflow';
 import { SearchAttributeType, WorkflowExecutionAlreadyStartedError, defineSearchAttributeKey } from '@temporalio/common';
 import type { FanoutActivities } from '../activities/research-fanout.ts';
@@ -8,6 +8,7 @@ import type {
 } from '../domain/research/fanout.ts';
 import type { researchWorkflow } from './research-workflow.ts';
 import { loggedError } from '../domain/logged-error.ts';
+import { fairnessKeyOf } from '../domain/research/fairness.ts';
 
 /**
  * The fan-out's database step: quick, and retried through a PostgreSQL
@@ -20,6 +21,11 @@ const fanoutStep: ActivityOptions = {
 };
 
 const ACCOUNT_ATTRIBUTE = defineSearchAttributeKey('ResearchAccountId', SearchAttributeType.KEYWORD);
+/**
+ * Runs recorded before children carried their account's fairness key
+ * started them without it; they replay so (a new child's start differs).
+ */
+export const CHILD_FAIRNESS_KEY_PATCH = 'research-child-fairness-key';
 /** As lib/research-workflow-client.ts: only a last resort, the workflow keeps its deadline itself. */
 const LAST_RESORT_MARGIN_MS = 60_000;
 
@@ -67,6 +73,11 @@ export async function researchFanout(owner: FanoutOwner, items: readonly FanoutI
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowExecutionTimeout: `${Math.ceil((options.deadlineMs * 2 + LAST_RESORT_MARGIN_MS) / 1000)}s`,
         typedSearchAttributes: [{ key: ACCOUNT_ATTRIBUTE, value: String(owner.accountId) }],
+        // The account's fairness key, also when the parent has none (a CRM run
+        // its Schedule started): Temporal then takes this account's rows in
+        // turns with other accounts' work. Priority key and weight are the
+        // parent's (unset fields inherit).
+        ...(patched(CHILD_FAIRNESS_KEY_PATCH) ? { priority: { fairnessKey: fairnessKeyOf(owner.accountId) } } : {}),
       });
       const result = await child.result();
       return { key: item.key, outcome: result, researchId, error: result === 'failed' ? 'research failed' : null };

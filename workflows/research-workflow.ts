@@ -37,14 +37,14 @@ const LOCAL_START_PATCH = 'start-research-local-activity';
 const LATE_PICKUP_PATCH = 'fail-jobs-picked-up-after-their-deadline';
 
 /**
- * Issue 21: every enrichment part in one activity (`lookupParts`), its HTTP
+ * Every enrichment part in one activity (`lookupParts`), its HTTP
  * calls side by side, instead of one activity per part. Runs started before
  * keep their per-part activities on replay.
  */
 const ONE_LOOKUP_ACTIVITY_PATCH = 'enrichment-parts-in-one-activity';
 
 /**
- * Issue 21: `finishResearch` as a local activity, run by the worker inside the
+ * `finishResearch` as a local activity, run by the worker inside the
  * workflow task that follows the AI step (one workflow task and one activity
  * task fewer per job). It is the only local activity then running (never
  * several side by side: sdk-typescript#1744). Gated for replay.

@@ -27,7 +27,7 @@ export const AGENT_AUTH_TABLES = {
 
 export interface AgentAuthorizationOptions {
   config: DashboardConfig;
-  /** Hosts a client ID metadata document may be fetched from on a private address: development and tests only (WEBHOOK_ALLOW_PRIVATE_HOSTS). */
+  /** Hosts a client ID metadata document may be fetched from on a private address: development and tests only (ALLOW_PRIVATE_HOSTS). */
   allowedPrivateHosts: ReadonlySet<string>;
 }
 

@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../domain/errors.ts';
 import { admitSignInAttempt } from '../../services/accounts/sign-in-attempts.ts';
+import { refuseNulCharacters } from '../nul-characters.ts';
 import { MAX_BODY_BYTES } from '../read-json-body.ts';
 import type { RequestState } from '../deps.ts';
 import { AUTH_BASE_PATH, CLIENT_ADDRESS_HEADER, type DashboardAuth } from './auth.ts';
@@ -20,6 +21,7 @@ export function authMount(auth: DashboardAuth, config: DashboardConfig, clock: (
   return async (ctx, next) => {
     if (!ctx.path.startsWith(`${AUTH_BASE_PATH}/`)) return next();
     const body = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : await readBody(ctx);
+    refuseNulCharacters(parsedOrUndefined(body));
     if (ctx.path === SIGN_IN_PATH && ctx.method === 'POST') await limitPerEmail(ctx, body, clock());
     const response = await auth.handler(
       new Request(new URL(ctx.originalUrl, config.publicUrl), { method: ctx.method, headers: forwardedHeaders(ctx, config), body: body ? new Uint8Array(body) : undefined }),
@@ -46,6 +48,14 @@ function answerRateLimited(ctx: Context, retryAfterHeader: string | null): void 
   ctx.body = { error: 'too_many_attempts', message: `Too many attempts from your address. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`, retryAfterSeconds: seconds };
 }
 
+function parsedOrUndefined(body: Buffer | undefined): unknown {
+  try {
+    return body ? JSON.parse(body.toString('utf8')) : undefined;
+  } catch {
+    return undefined; // better-auth answers a malformed body itself
+  }
+}
+
 async function readBody(ctx: Context): Promise<Buffer> {
   try {
     return await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('content-length') || undefined });
@@ -65,7 +75,8 @@ async function limitPerEmail(ctx: Context & { state: RequestState }, body: Buffe
   const { isAdmitted, retryAfterSeconds } = await admitSignInAttempt(ctx.state.em, email, now);
   if (isAdmitted) return;
   ctx.set('Retry-After', String(retryAfterSeconds));
-  throw new AppError('too_many_attempts', `Too many sign-in attempts for this address; try again in ${Math.ceil(retryAfterSeconds / 60)} minutes.`);
+  // The owner need not wait out someone else's guesses: a link to the mailbox signs in whatever this count says.
+  throw new AppError('too_many_attempts', `Too many sign-in attempts for this address; try again in ${Math.ceil(retryAfterSeconds / 60)} minutes, or sign in with a link sent to your e-mail.`, { signInLink: true });
 }
 
 function forwardedHeaders(ctx: Context, config: DashboardConfig): Headers {

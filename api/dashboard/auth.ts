@@ -1,12 +1,16 @@
 import { betterAuth, type BetterAuthOptions } from 'better-auth';
-import { APIError, createAuthMiddleware } from 'better-auth/api';
+import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
+import { magicLink } from 'better-auth/plugins/magic-link';
 import type pg from 'pg';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/dashboard/schemas.ts';
 import type { Mailer } from '../../integrations/mail/mailer.ts';
+import { addressInUseEmail } from '../../integrations/mail/templates/address-in-use.ts';
 import { resetPasswordEmail } from '../../integrations/mail/templates/reset-password.ts';
+import { signInLinkEmail } from '../../integrations/mail/templates/sign-in-link.ts';
 import { verifyEmail } from '../../integrations/mail/templates/verify-email.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { agentAuthorizationPlugins } from './agent-authorization.ts';
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '../../services/accounts/common-passwords.ts';
 import type { DashboardConfig } from './config.ts';
 
 /** The auth endpoints' prefix: better-auth is mounted inside the dashboard's JSON API. */
@@ -18,6 +22,12 @@ export const AUTH_BASE_PATH = '/app/api/auth';
  * so a client cannot choose its own rate-limit bucket.
  */
 export const CLIENT_ADDRESS_HEADER = 'x-dashboard-client-address';
+
+/** How long a sign-in link works. */
+export const SIGN_IN_LINK_MINUTES = 15;
+
+/** The endpoints that set a password, and the body field that carries it. */
+const PASSWORD_FIELDS: Record<string, string> = { '/sign-up/email': 'password', '/reset-password': 'newPassword', '/change-password': 'newPassword' };
 
 /** What the auth layer needs from the rest of the app: accounts live in our own tables. */
 export interface AccountLink {
@@ -66,7 +76,6 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps) {
     database: deps.pool,
     // The JWT plugin's session-token endpoint is not used: access tokens come from the OAuth provider only.
     disabledPaths: ['/token'],
-    plugins: agentAuthorizationPlugins({ config, allowedPrivateHosts: deps.allowedPrivateHosts ?? new Set() }),
     ...AUTH_TABLES,
     // A new address takes effect when the link sent to it is opened (better-auth's change-email verification).
     user: { ...AUTH_TABLES.user, changeEmail: { enabled: true } },
@@ -77,6 +86,10 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps) {
       maxPasswordLength: PASSWORD_MAX_LENGTH,
       // docs/decisions.md#the-dashboard: a reset ends every other session.
       revokeSessionsOnPasswordReset: true,
+      // Sign-up with a taken address answers as a new one does (no one learns who has an account); the owner gets a mail.
+      onExistingUserSignUp: async ({ user }) => {
+        await mailer.send(addressInUseEmail({ to: user.email, attempt: 'sign-up', signInUrl: dashboardUrl('/sign-in') }));
+      },
       sendResetPassword: async ({ user, url }) => {
         await mailer.send(resetPasswordEmail({ to: user.email, url }));
       },
@@ -105,6 +118,8 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps) {
         '/sign-up/email': { window: 60, max: 5 },
         '/request-password-reset': { window: 60, max: 5 },
         '/send-verification-email': { window: 60, max: 5 },
+        '/change-email': { window: 60, max: 5 },
+        '/sign-in/magic-link': { window: 60, max: 5 },
       },
     },
     advanced: {
@@ -130,9 +145,25 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps) {
         },
       },
     },
+    plugins: [
+      ...agentAuthorizationPlugins({ config, allowedPrivateHosts: deps.allowedPrivateHosts ?? new Set() }),
+      // The owner's way in while the per-address password limit holds (api/dashboard/auth-mount.ts): a
+      // link to the mailbox, which guesses from elsewhere cannot lock. Existing users only; tokens stored hashed.
+      magicLink({
+        disableSignUp: true,
+        expiresIn: SIGN_IN_LINK_MINUTES * 60,
+        storeToken: 'hashed',
+        sendMagicLink: async ({ email, url }) => {
+          if (!(await hasUser(deps.pool, email))) return; // the same reply either way; no mail for an address without an account
+          await mailer.send(signInLinkEmail({ to: email, url, minutes: SIGN_IN_LINK_MINUTES }));
+        },
+      }),
+    ],
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
-        if (ctx.path === '/change-email') await refuseTakenEmail(accounts, String(ctx.body?.newEmail ?? ''));
+        const passwordField = PASSWORD_FIELDS[ctx.path];
+        if (passwordField) refuseCommonPassword(ctx.body?.[passwordField]);
+        if (ctx.path === '/change-email') return answerTakenEmail(ctx, accounts, mailer, dashboardUrl('/sign-in'));
         if (ctx.path === '/request-password-reset') await prepareClaim(accounts, ctx.context.internalAdapter, String(ctx.body?.email ?? ''));
       }),
     },
@@ -152,12 +183,33 @@ async function markVerified(pool: pg.Pool, userId: string): Promise<void> {
   await pool.query('update auth_user set "emailVerified" = true, "updatedAt" = now() where id = $1', [userId]);
 }
 
-/** One address, one account: the owner of another account's address cannot move to it. */
-async function refuseTakenEmail(accounts: AccountLink, newEmail: string): Promise<void> {
-  const email = newEmail.trim().toLowerCase();
-  if (email && (await accounts.isAccountEmail(email))) {
-    throw new APIError('BAD_REQUEST', { code: 'EMAIL_TAKEN', message: 'Another account uses that address.' });
+async function hasUser(pool: pg.Pool, email: string): Promise<boolean> {
+  const { rowCount } = await pool.query('select 1 from auth_user where email = $1', [email.trim().toLowerCase()]);
+  return (rowCount ?? 0) > 0;
+}
+
+function refuseCommonPassword(password: unknown): void {
+  if (typeof password === 'string' && isCommonPassword(password)) {
+    throw new APIError('BAD_REQUEST', { code: 'PASSWORD_TOO_COMMON', message: COMMON_PASSWORD_MESSAGE });
   }
+}
+
+type AuthHookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+
+/**
+ * One address, one account: the owner of another account's address cannot move
+ * to it. The reply is the one a free address gets (better-auth's `{ status: true }`),
+ * so that this form tells no one whether an address has an account; the
+ * address's owner gets a mail saying what was asked, as at sign-up.
+ */
+async function answerTakenEmail(ctx: AuthHookContext, accounts: AccountLink, mailer: Mailer, signInUrl: string): Promise<{ status: true } | undefined> {
+  const email = String(ctx.body?.newEmail ?? '').trim().toLowerCase();
+  if (!email || !(await accounts.isAccountEmail(email))) return undefined;
+  // Only for a signed-in owner moving elsewhere: without a session better-auth answers 401, and "the same address" itself.
+  const session = await getSessionFromCtx(ctx);
+  if (!session || session.user.email.toLowerCase() === email) return undefined;
+  await mailer.send(addressInUseEmail({ to: email, attempt: 'change-email', signInUrl }));
+  return { status: true };
 }
 
 type InternalAdapter = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0]['context']['internalAdapter'];

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { IAccount } from '../../db/entities/account.ts';
 import { AppError } from '../../domain/errors.ts';
 import { findAccountOfUser } from '../../services/accounts/owners.ts';
+import { refuseNulCharacters } from '../nul-characters.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { RequestState } from '../deps.ts';
 import type { DashboardAuth } from './auth.ts';
@@ -61,6 +62,7 @@ export async function parseBody<T extends z.ZodType>(ctx: Context, schema: T): P
 }
 
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  refuseNulCharacters(value);
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const fields: Record<string, string> = {};

@@ -42,7 +42,7 @@ export interface DashboardDeps {
   crm?: Crm | null;
   /** Webhook secrets' key and the development allow-list (integrations/webhooks/config.ts). */
   webhooks?: WebhookConfig;
-  /** Where list runs start (the research task queue) and their jobs' deadline (issue 20). */
+  /** Where list runs start (the research task queue) and their jobs' deadline. */
   lists: Omit<ListRunStarts, 'temporal'>;
 }
 

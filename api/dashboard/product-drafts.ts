@@ -9,6 +9,7 @@ import {
   PageFetchFailed,
   PageFetchRefused,
 } from '../../integrations/ai/index.ts';
+import { loadOutboundPolicy } from '../../integrations/web/outbound-guard.ts';
 import type { Logger } from '../../lib/logger.ts';
 
 /**
@@ -18,8 +19,8 @@ import type { Logger } from '../../lib/logger.ts';
  */
 export function createProductContextDrafter(env: NodeJS.ProcessEnv, logger: Logger): (url: string) => Promise<ProductContext> {
   const config = createAiConfig(env);
-  // Loopback and private pages only while the sandbox stands in for the model (its sample product pages are local).
-  const fetchPage = createPageFetcher({ allowPrivateNetworks: config.source === 'sandbox' });
+  // Private addresses only for the hosts ALLOW_PRIVATE_HOSTS names (development and tests), whatever the model.
+  const fetchPage = createPageFetcher({ policy: loadOutboundPolicy(env) });
   const ai = createAiClient(config, logger);
   return async (url) => {
     try {
@@ -35,7 +36,7 @@ function unreadableReason(error: unknown): string {
     const reasons: Record<PageFetchRefused['reason'], string> = {
       invalid_url: 'That is not a valid web address.',
       unsupported_scheme: 'Only http:// and https:// addresses can be read.',
-      private_address: 'That address points into a private network, which we never fetch.',
+      private_address: `${error.message}`,
       too_many_redirects: 'The page redirects too many times (more than 3).',
       too_large: 'The page is larger than 1 MiB.',
     };
@@ -43,8 +44,7 @@ function unreadableReason(error: unknown): string {
   }
   if (error instanceof PageFetchFailed) {
     const reasons: Record<PageFetchFailed['reason'], string> = {
-      timeout: 'The page did not answer in time.',
-      network: 'The page could not be reached.',
+      unreachable: 'The page could not be reached (no answer, or the connection was refused or dropped).',
       http_status: `The page answered with an error (${error.message}).`,
       not_html: 'The address is not a web page (HTML).',
     };

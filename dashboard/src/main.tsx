@@ -1,3 +1,4 @@
+import './lib/csp.ts';
 import '@mantine/core/styles.css';
 import './app/theme.css';
 import { StrictMode } from 'react';

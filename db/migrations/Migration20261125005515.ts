@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Cached AI texts remember the language they were written in
- * (docs/decisions.md#data-and-ai; issue 16 §1). Rows written before this column are left null:
+ * (docs/decisions.md#data-and-ai). Rows written before this column are left null:
  * their language is unknown (an account may have changed it since), so the
  * next job that reads them regenerates their AI texts once, asking no provider
  * (docs/api.md#freshness, `needsAI`).

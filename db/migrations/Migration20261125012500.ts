@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Lists (issue 20) and where a research job came from (issues 18 and 20).
+ * Lists and where a research job came from.
  *
  * `research_job.source` says who asked for a job (`api`, `list`, `crm`);
  * `source_ref` and `source_item` name the list or CRM run and its row or

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 28. `crm_portal_metadata`: what the CRM page reads of a portal (the
+ * `crm_portal_metadata`: what the CRM page reads of a portal (the
  * contact properties that can be a lead score), read from HubSpot once per
  * connection and again only when the owner asks, so an open page spends none
  * of the portal's budget. `chat_webhook_pace`: the next moment each chat

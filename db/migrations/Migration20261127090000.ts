@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 28 §2. `crm_portal_budget`: a HubSpot portal's rate budget, shared by
+ * `crm_portal_budget`: a HubSpot portal's rate budget, shared by
  * every process that calls it (the API's preview, any number of CRM
  * workers): per portal and kind (general calls, searches) the moments of the
  * calls inside the current window and the end of the backoff a 429 asked

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 28 §4 (docs/crm.md#write-rules). `crm_integration.property_mappings`:
+ * Write rules (docs/crm.md#write-rules). `crm_integration.property_mappings`:
  * research outputs written onto the portal's own properties, each with its
  * rule (`[{ field, property, rule }]`); `re_enrich_after_days`: null (off) or
  * after how many days a completed contact is researched again.

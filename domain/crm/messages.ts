@@ -121,3 +121,16 @@ export function runSummaryChatMessage(input: { crm: string; productName: string;
     ],
   };
 }
+
+// Times as the dashboard shows every time (dashboard/src/lib/format.ts): an account has no time zone of
+// its own, and the schedule's hour is UTC too.
+const holdOffTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+
+/**
+ * What a CRM's allowance hold-off means for the account's owner: why no call
+ * goes to the CRM, and until when (the preview's answer; the waiting run's
+ * line on the CRM page).
+ */
+export function crmHoldOffText(crm: string, holdOff: { reason: string; until: Date }): string {
+  return `${holdOff.reason}. Nothing is sent to ${crm} until ${holdOffTime.format(holdOff.until)} UTC; runs wait and go on then.`;
+}

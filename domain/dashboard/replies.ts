@@ -71,7 +71,7 @@ export interface JobListItem {
   submittedAt: string;
   completedAt: string | null;
   durationMs: number | null;
-  /** Who asked for the job: the API, a list run or a CRM run (issues 18, 20). */
+  /** Who asked for the job: the API, a list run, a CRM run or an AI agent over MCP. */
   source: ResearchSource;
   /** The list the job researched a row of, when `source` is `list`. */
   listId: string | null;

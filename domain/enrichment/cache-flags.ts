@@ -20,7 +20,7 @@ export interface CachedProspect {
 /**
  * Cached AI texts written in another language than the job's (or in an
  * unknown one) are rewritten, whatever their data's age: every AI text is in
- * the account's language (docs/decisions.md#data-and-ai; issue 16 §1).
+ * the account's language (docs/decisions.md#data-and-ai).
  */
 function isInOtherLanguage(cached: { insights?: unknown; insightsLanguage?: Language | null } | null, language: Language): boolean {
   return cached?.insights != null && cached.insightsLanguage !== language;

@@ -5,7 +5,7 @@ import { companyFromEmployer } from './company-from-employer.ts';
 // Which enrichment parts a job fetches, in which order, and how cached and
 // fresh parts merge (docs/api.md#freshness; docs/architecture.md#the-research-path). Pure: the
 // research workflow runs it over one activity per part (runs recorded before
-// issue 21), and the `lookupParts` activity runs it with the parts' HTTP calls
+// every part moved into one activity), and the `lookupParts` activity runs it with the parts' HTTP calls
 // side by side inside one activity. Each runner says how a part is called, and
 // what a part that fails becomes (null: optional parts degrade, docs/architecture.md#the-research-path).
 

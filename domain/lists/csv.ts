@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/browser/esm/sync';
 import { LIST_MAX_BYTES, LIST_MAX_ROWS, formatCount, isBlankRow, type ListFileError, type ListFileErrorCode, type ListParse, type ParsedList } from './fields.ts';
 
-// An uploaded list (issue 20, docs/lists.md#using-it): a CSV in
+// An uploaded list (docs/lists.md#using-it): a CSV in
 // UTF-8 with or without BOM, comma or semicolon separated, at most 2 MiB and
 // 1,000 data rows; or addresses pasted one per line. Parsed with csv-parse's
 // browser build, which carries its own Buffer, so this file has no Node-only

@@ -1,4 +1,4 @@
-// What both the dashboard and the server know about an uploaded list (issue 20).
+// What both the dashboard and the server know about an uploaded list.
 // Kept apart from domain/lists/csv.ts so the dashboard can import it without the
 // e-mail classification lists, which load through Node's require.
 

@@ -1,4 +1,4 @@
-// Lists (issue 20; docs/lists.md): what the server and
+// Lists (docs/lists.md): what the server and
 // the dashboard's Lists page share. How a list is used and run: docs/lists.md.
 import { z } from 'zod';
 import type { PlanName } from '../billing/plans.ts';

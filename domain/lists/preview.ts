@@ -15,7 +15,7 @@ import {
   type ParsedList,
 } from './fields.ts';
 
-// The check before a list starts (issue 20): each row's address validated by
+// The check before a list starts: each row's address validated by
 // the API's rules (domain/research/email-address.ts), duplicates folded onto their first
 // row, free-mail and role mailboxes flagged by the same public lists as the API
 // and CRM runs, and the cost against the credits left. What a row shows of

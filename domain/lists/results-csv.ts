@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { Language } from '../research/languages.ts';
 
-// A list's results as a spreadsheet (issue 20): one row per input row, the
+// A list's results as a spreadsheet: one row per input row, the
 // input's columns first, then the research flattened into columns a person
 // reads. Written by csv-stringify with what Excel and LibreOffice need in every
 // one of the eight languages: a UTF-8 BOM (Excel otherwise reads Windows-1252),

@@ -10,7 +10,7 @@ import { getDomain } from 'tldts';
 // follow a role name as its department or region.
 const require = createRequire(import.meta.url);
 // freemail's own lists, as sets: its isFree/isDisposable scan ~92,000 entries
-// with indexOf on every call, ~5 ms of CPU per research job (issue 21).
+// with indexOf on every call, ~5 ms of CPU per research job.
 const freemailData = join(dirname(require.resolve('freemail/package.json')), 'data');
 const freemailList = (file: string) => readFileSync(join(freemailData, file), 'utf8').split('\n').map((line) => line.trim()).filter(Boolean);
 const FREEMAIL_DISPOSABLE = new Set(freemailList('disposable.txt'));

@@ -88,9 +88,10 @@ export interface CrmCallBudget {
   /**
    * No call of any kind goes to the portal, from any process, for `ms`: a 429,
    * or a longer allowance (a day's tokens, 24 hours of API requests) nearly
-   * spent as the CRM's headers said.
+   * spent as the CRM's headers said. `reason`: why, for an allowance's long
+   * hold-off (kept with it, so that every process's caller can say it).
    */
-  holdOff(ms: number): Promise<void>;
+  holdOff(ms: number, reason?: string): Promise<void>;
 }
 
 // ------------------------------------------------------------------ contacts
@@ -131,6 +132,13 @@ export interface CandidatePage {
 export interface BatchOutcomes<R> {
   done: Map<string, R>;
   refused: Map<string, string>;
+  /**
+   * Of the refused, those the CRM will never let us write, whatever we send
+   * (a converted Salesforce Lead, a deleted record, an archived HubSpot
+   * contact, a deleted Pipedrive person): no later run is to take them again.
+   * The rest of the refusals may pass another time.
+   */
+  refusedForGood?: Set<string>;
 }
 
 export interface ContactWrite {

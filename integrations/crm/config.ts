@@ -1,11 +1,12 @@
 // The CRM integration's configuration: what every CRM shares (the key CRM
-// tokens are encrypted with, the chat stand-in) and each CRM's own app,
+// tokens are encrypted with, whom chat webhooks may reach) and each CRM's own app,
 // configured or not. An account connects one of the configured CRMs.
 import { z } from 'zod';
 import { ConfigError, envVar, parseEnv, type Env } from '../../lib/env.ts';
 import { loadHubSpotConfig, type HubSpotConfig } from '../hubspot/config.ts';
 import { loadPipedriveConfig, type PipedriveConfig } from '../pipedrive/config.ts';
 import { loadSalesforceConfig, type SalesforceConfig } from '../salesforce/config.ts';
+import { loadOutboundPolicy, type OutboundPolicy } from '../web/outbound-guard.ts';
 import { CRM_PROVIDERS, type CrmProvider } from './adapter.ts';
 
 const ZCrmEnv = z.object({
@@ -16,14 +17,12 @@ const ZCrmEnv = z.object({
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'not 32 bytes')
     .describe('32 random bytes in base64 (openssl rand -base64 32)')
     .optional(),
-  /** The chat-webhook stand-in: its loopback http URLs are accepted as webhook URLs. Never set in production. */
-  CRM_CHAT_SANDBOX_URL: envVar.url(['http', 'https']).optional(),
 });
 
 export interface CrmConfig {
   tokenKey: Buffer;
-  /** The local chat stand-in, whose http loopback URLs are accepted as webhooks; null: https to public addresses only. */
-  chatSandboxUrl: string | null;
+  /** Whom chat webhooks may reach: public addresses over https, and the development allow-list (ALLOW_PRIVATE_HOSTS). */
+  outbound: OutboundPolicy;
   hubspot: HubSpotConfig | null;
   pipedrive: PipedriveConfig | null;
   salesforce: SalesforceConfig | null;
@@ -48,7 +47,7 @@ export function loadCrmConfig(env: Env = process.env): CrmConfig | null {
   }
   return {
     tokenKey: e.CRM_TOKEN_KEY !== undefined ? Buffer.from(e.CRM_TOKEN_KEY, 'base64') : Buffer.alloc(32, 7),
-    chatSandboxUrl: e.CRM_CHAT_SANDBOX_URL?.replace(/\/+$/, '') ?? null,
+    outbound: loadOutboundPolicy(env),
     hubspot,
     pipedrive,
     salesforce,

@@ -14,15 +14,28 @@ export class CrmConfigRejected extends Error {
   override name = 'CrmConfigRejected';
 }
 
+/**
+ * A portal held off for a longer allowance of the CRM (Pipedrive's day of
+ * tokens, Salesforce's 24 hours of API requests): why, in words for the
+ * account's owner, and until when no call goes to the CRM.
+ */
+export interface CrmHoldOff {
+  reason: string;
+  until: Date;
+}
+
 /** Retryable: rate limited, an allowance spent, 5xx or the network; `retryAfterMs` is how long to wait. */
 export class CrmUnavailable extends Error {
   override name = 'CrmUnavailable';
   readonly status: number | null;
   readonly retryAfterMs: number;
-  constructor(message: string, status: number | null, retryAfterMs: number) {
+  /** Set when an allowance is spent and the wait is a long hold-off: the preview and the run say why and until when. */
+  readonly holdOff: CrmHoldOff | null;
+  constructor(message: string, status: number | null, retryAfterMs: number, holdOff: CrmHoldOff | null = null) {
     super(message);
     this.status = status;
     this.retryAfterMs = retryAfterMs;
+    this.holdOff = holdOff;
   }
 }
 

@@ -289,12 +289,16 @@ export function createHubSpotCrm(options: {
       return found;
     },
     async updateContacts(inputs) {
-      const outcomes: BatchOutcomes<true> = { done: new Map(), refused: new Map() };
+      const outcomes: BatchOutcomes<true> = { done: new Map(), refused: new Map(), refusedForGood: new Set() };
       for (const batch of inBatches(inputs)) {
         const reply = await call('general', (client) => client.crm.contacts.batchApi.update({ inputs: batch }));
         const { done, refused } = batchOutcomes(batch.map((input) => input.id), reply as BatchReply<{ id: string }>, (result) => result.id, 'ids');
         for (const id of done.keys()) outcomes.done.set(id, true);
-        for (const [id, reason] of refused) outcomes.refused.set(id, reason);
+        for (const [id, reason] of refused) {
+          outcomes.refused.set(id, reason);
+          // An archived (deleted) or merged-away contact: HubSpot names it OBJECT_NOT_FOUND, and no write will find it again.
+          if (reason.startsWith('OBJECT_NOT_FOUND')) outcomes.refusedForGood!.add(id);
+        }
       }
       return outcomes;
     },

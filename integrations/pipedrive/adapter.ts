@@ -183,7 +183,7 @@ export function createPipedriveAdapter(options: PipedriveAdapterOptions): CrmAda
     async updateContacts(productId, inputs: ContactWrite[]) {
       const keys = await ownKeys(productId);
       const fields = await personFields();
-      const outcomes = { done: new Map<string, true>(), refused: new Map<string, string>() };
+      const outcomes = { done: new Map<string, true>(), refused: new Map<string, string>(), refusedForGood: new Set<string>() };
       for (const input of inputs) {
         const custom: Record<string, string | number | null> = {};
         for (const [key, value] of Object.entries(input.mapped)) {
@@ -197,6 +197,8 @@ export function createPipedriveAdapter(options: PipedriveAdapterOptions): CrmAda
         } catch (error) {
           if (!(error instanceof CrmRejected)) throw error;
           outcomes.refused.set(input.id, error.message);
+          // A person deleted (410 Gone, "old resource permanently unavailable" in Pipedrive's status codes) or never there (404).
+          if (error.status === 404 || error.status === 410) outcomes.refusedForGood.add(input.id);
         }
       }
       return outcomes;

@@ -107,9 +107,10 @@ export function createPipedriveClient(options: {
   let daily: Pick<RateState, 'dailyLimit' | 'dailyRemaining'> = { dailyLimit: null, dailyRemaining: null };
 
   async function spentForToday(message: string): Promise<never> {
-    const wait = msUntilDailyReset(now());
-    await budget.holdOff(wait);
-    throw new CrmUnavailable(message, 429, wait);
+    const at = now();
+    const wait = msUntilDailyReset(at);
+    await budget.holdOff(wait, message);
+    throw new CrmUnavailable(message, 429, wait, { reason: message, until: new Date(at.getTime() + wait) });
   }
 
   /** Feeds an answer's headers to the budget: an empty burst window waits for its reset, a daily budget under the reserve waits for tomorrow. */
@@ -123,7 +124,7 @@ export function createPipedriveClient(options: {
     for (let attempt = 1; ; attempt++) {
       await budget.acquire('burst');
       if (!fitsDailyBudget(daily, PIPEDRIVE_TOKEN_COSTS[operation], options.dailyReservePercent)) {
-        await spentForToday(`Pipedrive's daily token budget is down to its reserve (${daily.dailyRemaining} of ${daily.dailyLimit} left)`);
+        await spentForToday(`Pipedrive's daily API token budget is down to the ${options.dailyReservePercent}% kept for the company's own use (${daily.dailyRemaining} of ${daily.dailyLimit} tokens left)`);
       }
       const token = await options.accessToken();
       let reply: Reply;
@@ -148,7 +149,7 @@ export function createPipedriveClient(options: {
         continue;
       }
       if (reply.status === 429) {
-        if (state.dailyRemaining !== null && state.dailyRemaining <= 0) await spentForToday(`Pipedrive's daily token budget is spent: ${messageOf(reply.body)}`);
+        if (state.dailyRemaining !== null && state.dailyRemaining <= 0) await spentForToday(`Pipedrive's daily API token budget is spent (${messageOf(reply.body)})`);
         const wait = burstWaitMs(state);
         await budget.holdOff(wait);
         if (attempt >= retry.attempts || wait > retry.maxWaitMs) throw new CrmUnavailable(`Pipedrive answered 429 ${attempt} time(s)`, 429, wait);

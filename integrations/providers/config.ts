@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envVar, parseEnv } from '../../lib/env.ts';
+import { loadOutboundPolicy, type OutboundPolicy } from '../web/outbound-guard.ts';
 
 export type ProviderId = 'pdl' | 'apollo' | 'social' | 'news';
 
@@ -31,8 +32,8 @@ export interface ProviderConfig {
   websiteStandInUrl: string | null;
   /** Base URL of the local provider stand-in, when in use. */
   sandboxUrl: string | null;
-  /** Technology detection may fetch loopback/private addresses: only for the sandbox. */
-  allowPrivateNetworks: boolean;
+  /** Which private hosts technology detection may reach: only those ALLOW_PRIVATE_HOSTS names (development and tests). */
+  outboundPolicy: OutboundPolicy;
 }
 
 // Blank values count as unset (lib/env.ts parseEnv).
@@ -50,7 +51,6 @@ const ZProviderEnv = z.object({
   NEWS_BASE_URL: optionalUrl,
   PROVIDER_SANDBOX_URL: optionalUrl,
   PROVIDER_TIMEOUT_MS: envVar.int({ min: 100, max: 120_000 }).default(10_000),
-  TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: envVar.boolean().optional(),
   NEWS_HISTORY_DAYS: envVar.int({ min: 1, max: 3_650 }).default(365),
   WEBSITE_STAND_IN_URL: optionalUrl,
 });
@@ -94,6 +94,6 @@ export function createProviderConfig(env: Record<string, string | undefined>): P
     newsHistoryDays: parsed.NEWS_HISTORY_DAYS,
     websiteStandInUrl: parsed.WEBSITE_STAND_IN_URL ? trimSlash(parsed.WEBSITE_STAND_IN_URL) : sandbox ? `${sandbox}/sites` : null,
     sandboxUrl: sandbox ?? null,
-    allowPrivateNetworks: parsed.TECH_DETECTION_ALLOW_PRIVATE_NETWORKS ?? sandbox !== undefined,
+    outboundPolicy: loadOutboundPolicy(env),
   };
 }

@@ -126,7 +126,7 @@ export function createEnrichmentSources(config: ProviderConfig, logger: Provider
       const source = config.websiteStandInUrl !== null ? 'sandbox' : 'website';
       try {
         const names = await detectTechnologies(website, {
-          timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, websiteStandInUrl: config.websiteStandInUrl,
+          timeoutMs: config.timeoutMs, policy: config.outboundPolicy, websiteStandInUrl: config.websiteStandInUrl,
         });
         return { value: names, apisCalled: [TECHNOLOGY_API], source };
       } catch (error) {

@@ -29,6 +29,16 @@ const RECORD_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
 /** Key prefixes of the records a note can be on: Contact, Lead. */
 const RECORD_PREFIXES = ['003', '00Q'];
 const REFUSED_RIGHTS = new Set(['INSUFFICIENT_ACCESS_OR_READONLY', 'INSUFFICIENT_ACCESS', 'INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY', 'API_DISABLED_FOR_ORG']);
+/**
+ * A record's SaveResult codes that no later write can change (SOAP API
+ * Developer Guide, "Core Data Types Used in API Calls", StatusCode): a
+ * converted Lead is read-only for good (CANNOT_UPDATE_CONVERTED_LEAD,
+ * "cannot reference converted lead": Salesforce Help article 000384333), a
+ * deleted record stays deleted for the API (ENTITY_IS_DELETED). Locks
+ * (UNABLE_TO_LOCK_ROW), limits and the org's validation rules (whose data
+ * the owner may fix) are tried again by a later run.
+ */
+const REFUSED_FOR_GOOD = new Set(['CANNOT_UPDATE_CONVERTED_LEAD', 'ENTITY_IS_DELETED']);
 
 interface SaveResult {
   id?: string;
@@ -196,7 +206,10 @@ export function createSalesforceAdapter(options: {
             ? ` AND (${status} != 'completed' OR (${status} = 'completed' AND ${enrichedAt} < ${dateTime(candidates.reEnrichBefore)}))`
             : ` AND ${status} != 'completed'`;
         const minimum = Number.isFinite(candidates.minScore) ? candidates.minScore : 0;
-        page = await query(`SELECT ${selectList(candidates.productId, [scoreField, ...candidates.mapped], own)} FROM ${object} WHERE ${scoreField} >= ${minimum}${due} ORDER BY ${scoreField} DESC, Id ASC`);
+        // A converted Lead is never written again (CANNOT_UPDATE_CONVERTED_LEAD) but stays queryable: left out
+        // here, it costs no research, and leaves its place in the run's limit to a Lead we can write.
+        const writable = object === 'Lead' ? ' AND IsConverted = false' : '';
+        page = await query(`SELECT ${selectList(candidates.productId, [scoreField, ...candidates.mapped], own)} FROM ${object} WHERE ${scoreField} >= ${minimum}${writable}${due} ORDER BY ${scoreField} DESC, Id ASC`);
       }
       return { contacts: page.records.map((record) => contactOf(candidates.productId, record, scoreField, candidates.mapped)), next: page.nextRecordsUrl ?? null };
     },
@@ -219,7 +232,7 @@ export function createSalesforceAdapter(options: {
     },
 
     async updateContacts(productId, inputs) {
-      const outcomes: BatchOutcomes<true> = { done: new Map(), refused: new Map() };
+      const outcomes: BatchOutcomes<true> = { done: new Map(), refused: new Map(), refusedForGood: new Set() };
       const numeric = inputs.some((input) => Object.keys(input.mapped).length > 0)
         ? new Set((await describe()).filter((field) => ['double', 'int', 'percent', 'currency'].includes(field.type)).map((field) => field.name))
         : new Set<string>();
@@ -231,7 +244,12 @@ export function createSalesforceAdapter(options: {
           ...toSalesforce(productId, input.own),
         }));
         const results = await collection('PATCH', records, true);
-        batch.forEach((input, index) => (results[index]?.success ? outcomes.done.set(input.id, true) : outcomes.refused.set(input.id, reasonOf(results[index]))));
+        batch.forEach((input, index) => {
+          const result = results[index];
+          if (result?.success) return void outcomes.done.set(input.id, true);
+          outcomes.refused.set(input.id, reasonOf(result));
+          if (result?.errors?.some((error) => REFUSED_FOR_GOOD.has(error.statusCode))) outcomes.refusedForGood!.add(input.id);
+        });
       }
       return outcomes;
     },

@@ -70,7 +70,9 @@ export function createSalesforceRest(options: {
     const usage = /api-usage=(\d+)\/(\d+)/.exec(header ?? '');
     if (!usage) return;
     const [used, max] = [Number(usage[1]), Number(usage[2])];
-    if (used >= (max * (100 - options.limits.reservePercent)) / 100) await options.budget.holdOff(options.limits.holdOffMs);
+    if (used >= (max * (100 - options.limits.reservePercent)) / 100) {
+      await options.budget.holdOff(options.limits.holdOffMs, `Salesforce's 24-hour API allowance is down to the ${options.limits.reservePercent}% kept for the org's own use (${used} of ${max} requests used)`);
+    }
   }
 
   return {
@@ -107,8 +109,9 @@ export function createSalesforceRest(options: {
         }
         if (errorCode === 'REQUEST_LIMIT_EXCEEDED' && !/concurrent/i.test(message) && reply.status !== 429) {
           // The day's allowance is spent: every process waits; Salesforce did nothing.
-          await options.budget.holdOff(options.limits.holdOffMs);
-          throw new CrmUnavailable(`Salesforce's API allowance is spent: ${message}`, reply.status, options.limits.holdOffMs);
+          const reason = `Salesforce's 24-hour API allowance is spent (${message})`;
+          await options.budget.holdOff(options.limits.holdOffMs, reason);
+          throw new CrmUnavailable(reason, reply.status, options.limits.holdOffMs, { reason, until: new Date(Date.now() + options.limits.holdOffMs) });
         }
         if (errorCode === 'REQUEST_LIMIT_EXCEEDED' || reply.status === 429) {
           const retryAfter = Number(reply.headers.get('retry-after'));

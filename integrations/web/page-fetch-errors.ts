@@ -9,9 +9,13 @@ export class PageFetchRefused extends Error {
   }
 }
 
-/** The page could not be fetched or is not a web page. */
+/**
+ * The page could not be fetched or is not a web page. `unreachable` covers no
+ * answer, a refused and a reset connection alike, so that no one can tell an
+ * open port from a closed one through us.
+ */
 export class PageFetchFailed extends Error {
-  readonly reason: 'timeout' | 'network' | 'http_status' | 'not_html';
+  readonly reason: 'unreachable' | 'http_status' | 'not_html';
 
   constructor(reason: PageFetchFailed['reason'], message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -1,11 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { PageFetchFailed, PageFetchRefused } from './page-fetch-errors.ts';
-import { isPrivateAddress } from './private-address.ts';
+import { guardedRequest, OutboundRefused, OutboundUnreachable, type OutboundPolicy } from './outbound-guard.ts';
 
 export interface FetchedPage {
   /** The final URL, after redirects. */
@@ -24,8 +21,8 @@ export interface PageFetchOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
-  /** Only for local development and tests, where the sandbox pages live on loopback. */
-  allowPrivateNetworks?: boolean;
+  /** Which private hosts may be reached (development and tests only); by default none. */
+  policy?: OutboundPolicy;
   /**
    * A body over `maxBytes`: `refuse` it (a product page that big is not one), or
    * `truncate` it (technology fingerprints sit in a page's head).
@@ -40,31 +37,30 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Fetches a caller-supplied web page without letting the caller aim the server
- * at its own network: http(s) only, the address checked after DNS resolution
- * inside the connection itself (so a DNS answer cannot change between check and
- * connect), every redirect re-checked, a byte cap on the decoded body and one
- * deadline for the whole fetch.
+ * at its own network: http(s) only, every connection through the outbound
+ * guard (integrations/web/outbound-guard.ts), every redirect re-checked, a byte
+ * cap on the decoded body and one deadline for the whole fetch.
  */
 export function createPageFetcher(options: PageFetchOptions = {}): FetchPage {
   const settings = { ...PAGE_FETCH_DEFAULTS, ...options };
   const { timeoutMs, maxRedirects } = settings;
-  const isAllowed = (address: string) => options.allowPrivateNetworks === true || !isPrivateAddress(address);
+  const policy = options.policy ?? { allowedPrivateHosts: new Set<string>() };
 
   return async function fetchPage(url: string): Promise<FetchedPage> {
     const deadline = AbortSignal.timeout(timeoutMs);
+    let entered = url;
     let current = parseUrl(url);
     for (let redirects = 0; ; redirects += 1) {
-      const host = current.hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) !== 0 && !isAllowed(host)) throw refusedAddress(current);
-      const response = await get(current, isAllowed, deadline);
+      const response = await get(current, entered, policy, deadline);
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode ?? 0) && location) {
         response.resume();
         if (redirects >= maxRedirects) throw new PageFetchRefused('too_many_redirects', `More than ${maxRedirects} redirects from ${url}`);
         current = parseUrl(new URL(location, current).href);
+        entered = /^[a-z][a-z\d+.-]*:/i.test(location) ? location : current.href;
         continue;
       }
-      return readPage(current.href, response, settings, deadline);
+      return readPage(current.href, entered, response, settings);
     }
   };
 }
@@ -82,38 +78,23 @@ function parseUrl(url: string): URL {
   return parsed;
 }
 
-function refusedAddress(url: URL): PageFetchRefused {
-  return new PageFetchRefused('private_address', `${url.hostname} resolves to a private, loopback or reserved address`);
-}
-
-function get(url: URL, isAllowed: (address: string) => boolean, signal: AbortSignal): Promise<IncomingMessage> {
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 4);
-      if (addresses.some((entry) => !isAllowed(entry.address))) return callback(refusedAddress(url), '', 4);
-      if (lookupOptions.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
-    });
-  };
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = request(url, {
+async function get(url: URL, entered: string, policy: OutboundPolicy, signal: AbortSignal): Promise<IncomingMessage> {
+  try {
+    return await guardedRequest(url, entered, {
       method: 'GET',
-      lookup,
       signal,
       headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'Mozilla/5.0 (compatible; ProspectEnrichment/1.0)' },
-    });
-    req.on('response', resolve);
-    req.on('error', (error) => reject(toFetchError(error, signal, url)));
-    req.end();
-  });
+    }, policy);
+  } catch (error) {
+    throw toFetchError(error, entered);
+  }
 }
 
 async function readPage(
   url: string,
+  entered: string,
   response: IncomingMessage,
   { maxBytes, oversize, requireHtml }: Pick<Required<PageFetchOptions>, 'maxBytes' | 'oversize' | 'requireHtml'>,
-  signal: AbortSignal,
 ): Promise<FetchedPage> {
   const status = response.statusCode ?? 0;
   const contentType = String(response.headers['content-type'] ?? '');
@@ -144,7 +125,7 @@ async function readPage(
       chunks.push(chunk as Buffer);
     }
   } catch (error) {
-    throw error instanceof PageFetchRefused ? error : toFetchError(error, signal, new URL(url));
+    throw error instanceof PageFetchRefused ? error : toFetchError(error, entered);
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
@@ -171,9 +152,10 @@ function decodeText(bytes: Buffer, contentType: string): string {
   }
 }
 
-function toFetchError(error: unknown, signal: AbortSignal, url: URL): Error {
+/** Refused by the guard, or unreachable: one reason and one text whether the port was closed, silent or reset. */
+function toFetchError(error: unknown, entered: string): Error {
   if (error instanceof PageFetchRefused || error instanceof PageFetchFailed) return error;
-  if ((error as { cause?: unknown })?.cause instanceof PageFetchRefused) return (error as { cause: PageFetchRefused }).cause;
-  if (signal.aborted) return new PageFetchFailed('timeout', `${url.href} did not answer in time`, { cause: error });
-  return new PageFetchFailed('network', `${url.href} could not be fetched: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  if (error instanceof OutboundRefused) return new PageFetchRefused('private_address', error.message);
+  const unreachable = error instanceof OutboundUnreachable ? error : new OutboundUnreachable(entered, { cause: error });
+  return new PageFetchFailed('unreachable', unreachable.message, { cause: error });
 }

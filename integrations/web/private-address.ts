@@ -1,27 +1,44 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-// Addresses a server-side fetch must never reach on a caller's behalf (SSRF):
-// loopback, private, link-local (cloud metadata), carrier-grade NAT, multicast, reserved.
-const BLOCKED = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
-] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv4');
-}
-// IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are checked against the IPv4 rules by BlockList itself.
-for (const [network, prefix] of [
-  ['::', 127], // :: and ::1
-  ['64:ff9b::', 96], // NAT64 can map to private IPv4
-  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32],
-] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv6');
-}
+// Addresses a server-side fetch must never reach on a caller's behalf (SSRF).
+// Only plain public unicast passes: loopback, private, link-local (cloud
+// metadata), carrier-grade NAT, multicast, broadcast, unspecified, documentation
+// and every reserved range are refused. An IPv6 form that carries an IPv4
+// address (mapped, 6to4, NAT64) is judged by the address it carries, since a
+// relay or the host's own stack may deliver it there.
 
-/** True for any address that is not a public unicast address. */
+const NAT64_PREFIX = ipaddr.IPv6.parse('64:ff9b::');
+
+/** True for any address that is not a public unicast address (and for text that is no address at all). */
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
-  const family = isIP(bare);
-  if (family === 0) return true; // not an address at all: refuse rather than guess
-  return BLOCKED.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  if (isIP(bare) === 0) return true; // not an address at all: refuse rather than guess
+  const parsed = ipaddr.parse(bare);
+  return parsed.kind() === 'ipv4' ? !isPublicV4(parsed as ipaddr.IPv4) : !isPublicV6(parsed as ipaddr.IPv6);
+}
+
+function isPublicV4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast';
+}
+
+function isPublicV6(address: ipaddr.IPv6): boolean {
+  const parts = address.parts;
+  switch (address.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+      return isPublicV4(address.toIPv4Address());
+    case '6to4': // 2002:AABB:CCDD::/48 carries AA.BB.CC.DD
+      return isPublicV4(embeddedV4(parts[1]!, parts[2]!));
+    case 'rfc6052': // NAT64's well-known prefix 64:ff9b::/96 carries the last 32 bits; the local-use 64:ff9b:1::/48 is refused
+      return address.match(NAT64_PREFIX, 96) && isPublicV4(embeddedV4(parts[6]!, parts[7]!));
+    case 'unicast':
+      // Global unicast is 2000::/3: below it lie ::/96 (IPv4-compatible, ::127.0.0.1) and other reserved space.
+      return (parts[0]! & 0xe000) === 0x2000;
+    default:
+      return false;
+  }
+}
+
+function embeddedV4(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }

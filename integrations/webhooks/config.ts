@@ -1,13 +1,14 @@
 import { ConfigError } from '../../lib/env.ts';
+import { loadOutboundPolicy } from '../web/outbound-guard.ts';
 
 export interface WebhookConfig {
   /** AES-256-GCM key the endpoints' signing secrets are encrypted with at rest. */
   secretKey: Buffer;
   /**
    * Hosts a delivery may reach although they resolve to a private or loopback
-   * address. DEVELOPMENT AND TESTS ONLY: empty unless WEBHOOK_ALLOW_PRIVATE_HOSTS
-   * is set (`npm run dev` and the test setup set it to the sandbox receiver's
-   * `127.0.0.1`); such hosts may also use plain http. Never set in production.
+   * address: the outbound guard's development allow-list (ALLOW_PRIVATE_HOSTS,
+   * integrations/web/outbound-guard.ts); such hosts may also use plain http.
+   * Empty, and refused, in production.
    */
   allowedPrivateHosts: ReadonlySet<string>;
 }
@@ -24,7 +25,5 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): Webhook
   } else if (env.NODE_ENV === 'production') {
     throw new ConfigError(['WEBHOOK_SECRET_KEY is not set: expected 32 random bytes in base64 (openssl rand -base64 32) to encrypt webhook secrets']);
   }
-  const hosts = (env.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean);
-  if (hosts.length > 0 && env.NODE_ENV === 'production') throw new ConfigError(['WEBHOOK_ALLOW_PRIVATE_HOSTS is for development and tests only']);
-  return { secretKey, allowedPrivateHosts: new Set(hosts) };
+  return { secretKey, allowedPrivateHosts: loadOutboundPolicy(env).allowedPrivateHosts };
 }

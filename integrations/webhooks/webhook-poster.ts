@@ -1,9 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { lookup as dnsLookupAll } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isPrivateAddress } from '../web/private-address.ts';
+import { guardedRequest, OutboundRefused, type OutboundPolicy } from '../web/outbound-guard.ts';
 
 /** Standard Webhooks suggests a short timeout; ours is 15 s per attempt (docs/webhooks.md#delivery). */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -13,8 +8,11 @@ export type PostOutcome =
   | { kind: 'answered'; statusCode: number; retryAfter: string | null; durationMs: number }
   /** Not sent: the address is private (or the URL unusable). Never retried into. */
   | { kind: 'refused'; reason: string; durationMs: number }
-  /** Connection refused or reset, DNS failure, timeout. */
+  /** Connection refused or reset, DNS failure, timeout: one reason for all (no port scanning through us). */
   | { kind: 'network'; reason: string; durationMs: number };
+
+/** The one text for every way an endpoint may not answer. */
+export const NO_ANSWER_REASON = 'no answer (the connection was refused, dropped or timed out)';
 
 export class WebhookUrlRefused extends Error {}
 
@@ -35,32 +33,17 @@ export function parseWebhookUrl(raw: string, allowedPrivateHosts: ReadonlySet<st
   return url;
 }
 
-/** Resolves the endpoint's host now and refuses a private answer (the dashboard's check when it is added). */
-export async function assertResolvesPublicly(url: URL, allowedPrivateHosts: ReadonlySet<string>): Promise<void> {
-  const host = bareHost(url);
-  if (allowedPrivateHosts.has(host)) return;
-  let addresses: LookupAddress[];
-  try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await dnsLookupAll(host, { all: true });
-  } catch {
-    throw new WebhookUrlRefused(`${host} does not resolve.`);
-  }
-  if (addresses.length === 0 || addresses.some((entry) => isPrivateAddress(entry.address))) {
-    throw new WebhookUrlRefused(`${host} resolves to a private, loopback or reserved address.`);
-  }
-}
-
 /**
- * One delivery attempt: a POST that follows no redirect, with the address
- * checked inside the connection itself after DNS resolution (so a DNS answer
- * cannot change between the check and the connect), and one deadline for the
- * answer's status line. The answer's body is not read; of its headers, only `Retry-After`.
+ * One delivery attempt: a POST through the outbound guard (the address checked
+ * inside the connection, after DNS resolution), following no redirect, with one
+ * deadline for the answer's status line. The answer's body is not read; of its
+ * headers, only `Retry-After`.
  */
 export async function postWebhook(
   rawUrl: string,
   headers: Record<string, string>,
   body: string,
-  options: { allowedPrivateHosts: ReadonlySet<string>; timeoutMs?: number },
+  options: OutboundPolicy & { timeoutMs?: number },
 ): Promise<PostOutcome> {
   const startedAt = performance.now();
   const elapsed = () => Math.round(performance.now() - startedAt);
@@ -70,43 +53,21 @@ export async function postWebhook(
   } catch (error) {
     return { kind: 'refused', reason: (error as Error).message, durationMs: elapsed() };
   }
-  const host = bareHost(url);
-  const isAllowed = (address: string) => options.allowedPrivateHosts.has(host) || !isPrivateAddress(address);
-  if (isIP(host) !== 0 && !isAllowed(host)) return { kind: 'refused', reason: `${host} is a private address`, durationMs: elapsed() };
-
-  let refusal: string | null = null;
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 4);
-      if (addresses.length === 0 || addresses.some((entry) => !isAllowed(entry.address))) {
-        refusal = `${hostname} resolves to a private, loopback or reserved address`;
-        return callback(new Error(refusal), '', 4);
-      }
-      if (lookupOptions.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
-    });
-  };
   const signal = AbortSignal.timeout(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<PostOutcome>((resolve) => {
-    const req = send(url, {
+  try {
+    const response = await guardedRequest(url, rawUrl, {
       method: 'POST',
-      lookup,
       signal,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'ProspectEnrichment-Webhooks/1.0' },
-    });
-    req.on('response', (response) => {
-      response.resume();
-      const retryAfter = response.headers['retry-after'] ?? null;
-      resolve({ kind: 'answered', statusCode: response.statusCode ?? 0, retryAfter, durationMs: elapsed() });
-    });
-    req.on('error', (error) => {
-      if (refusal) return resolve({ kind: 'refused', reason: refusal, durationMs: elapsed() });
-      const reason = signal.aborted ? `no answer within ${(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s` : (error as NodeJS.ErrnoException).code ?? error.message;
-      resolve({ kind: 'network', reason, durationMs: elapsed() });
-    });
-    req.end(body);
-  });
+      body,
+    }, options);
+    response.resume();
+    const retryAfter = response.headers['retry-after'] ?? null;
+    return { kind: 'answered', statusCode: response.statusCode ?? 0, retryAfter, durationMs: elapsed() };
+  } catch (error) {
+    if (error instanceof OutboundRefused) return { kind: 'refused', reason: error.message, durationMs: elapsed() };
+    return { kind: 'network', reason: NO_ANSWER_REASON, durationMs: elapsed() };
+  }
 }
 
 function bareHost(url: URL): string {

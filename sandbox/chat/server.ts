@@ -24,6 +24,8 @@ export const SLACK_ERRORS = {
   channel_not_found: 404, no_service: 404, no_team: 404,
   channel_is_archived: 410, no_active_hooks: 410,
   rollup_error: 500,
+  // Over the pace (about one a second per webhook): 429 with Retry-After (api.slack.com/apis/rate-limits).
+  rate_limited: 429,
 } as const;
 
 const ZHookAnswer = z.object({
@@ -33,6 +35,8 @@ const ZHookAnswer = z.object({
   error: z.enum(Object.keys(SLACK_ERRORS) as [keyof typeof SLACK_ERRORS, ...Array<keyof typeof SLACK_ERRORS>]).optional(),
   /** Only the next N posts; omitted: until told otherwise (a deleted hook stays deleted). */
   times: z.number().int().min(1).optional(),
+  /** With `rate_limited`: the Retry-After it sends, in seconds (default 1). */
+  retryAfterSeconds: z.number().int().min(1).optional(),
 });
 
 export interface ChatSandbox {
@@ -46,7 +50,7 @@ const MAX_BODY_BYTES = 256 * 1024;
 
 export async function startChatSandbox(options: { port?: number; host?: string } = {}): Promise<ChatSandbox> {
   let messages: ChatMessage[] = [];
-  const answers = new Map<string, { error: keyof typeof SLACK_ERRORS; times: number | null }>();
+  const answers = new Map<string, { error: keyof typeof SLACK_ERRORS; times: number | null; retryAfterSeconds: number }>();
   let nextId = 1;
 
   const http = createServer((req, res) => {
@@ -71,7 +75,7 @@ export async function startChatSandbox(options: { port?: number; host?: string }
     if (req.method === 'POST' && path === '/__admin/hooks') {
       const parsed = ZHookAnswer.safeParse(parseJson(await readBody(req, MAX_BODY_BYTES)));
       if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
-      if (parsed.data.error) answers.set(parsed.data.hook, { error: parsed.data.error, times: parsed.data.times ?? null });
+      if (parsed.data.error) answers.set(parsed.data.hook, { error: parsed.data.error, times: parsed.data.times ?? null, retryAfterSeconds: parsed.data.retryAfterSeconds ?? 1 });
       else answers.delete(parsed.data.hook);
       return sendJson(res, 200, parsed.data);
     }
@@ -79,6 +83,7 @@ export async function startChatSandbox(options: { port?: number; host?: string }
       const answer = answers.get(path);
       if (answer) {
         if (answer.times !== null && --answer.times <= 0) answers.delete(path);
+        if (answer.error === 'rate_limited') res.setHeader('retry-after', String(answer.retryAfterSeconds));
         return sendText(res, SLACK_ERRORS[answer.error], answer.error);
       }
       const body = parseJson(await readBody(req, MAX_BODY_BYTES));

@@ -36,6 +36,8 @@ export interface Person {
   update_time: string;
   /** By hash key; numbers for double fields, option ids for enums, YYYY-MM-DD for dates. */
   custom: Record<string, unknown>;
+  /** Deleted by a user: kept (Pipedrive keeps deleted persons a while) but listed nowhere and never written again. */
+  is_deleted?: boolean;
 }
 
 export interface Note {

@@ -417,7 +417,7 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
       const sortBy = params.get('sort_by') ?? 'id';
       if (!['id', 'update_time', 'add_time'].includes(sortBy)) throw apiError(400, 'sort_by must be one of id, update_time, add_time');
       const direction = params.get('sort_direction') ?? 'asc';
-      let persons = [...company.persons.values()];
+      let persons = [...company.persons.values()].filter((person) => !person.is_deleted);
       if (params.get('filter_id') !== null) {
         const filter = company.filters.get(Number(params.get('filter_id')));
         if (!filter || filter.type !== 'people') throw apiError(404, 'Filter not found');
@@ -448,6 +448,8 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
     const one = /^\/api\/v2\/persons\/(\d+)$/.exec(url.pathname);
     const person = one ? company.persons.get(Number(one[1])) : undefined;
     if (one && !person) throw apiError(404, 'Person not found');
+    // A deleted person: 410 Gone, "old resource permanently unavailable" (pipedrive.readme.io/docs/marketplace-oauth-and-api-proxy-status-codes).
+    if (person?.is_deleted) throw apiError(410, 'Person has been deleted');
     if (person && method === 'GET') {
       requireScope(grant, 'contacts:read', 'contacts:full');
       return sendJson(res, 200, { success: true, data: personView(person) });
@@ -509,7 +511,7 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
     const custom = Object.fromEntries([...company.fields.values()].filter((field) => field.edit_flag && field.active_flag).map((field) => [field.key, person.custom[field.key] ?? null]));
     return {
       id: person.id, name: person.name, first_name: person.first_name, last_name: person.last_name, owner_id: person.owner_id, org_id: null,
-      add_time: person.add_time, update_time: person.update_time, emails: person.emails, phones: [], is_deleted: false, visible_to: 3, label_ids: [], picture_id: null, custom_fields: custom,
+      add_time: person.add_time, update_time: person.update_time, emails: person.emails, phones: [], is_deleted: person.is_deleted ?? false, visible_to: 3, label_ids: [], picture_id: null, custom_fields: custom,
     };
   }
 
@@ -538,6 +540,12 @@ export async function startPipedriveSandbox(options: PipedriveSandboxOptions): P
       } catch (error) {
         return sendJson(res, 400, { error: (error as Error).message });
       }
+    }
+    // Deletes persons as a user would: { ids: number[] }.
+    if (method === 'POST' && path === '/__admin/persons/delete') {
+      const ids = ((((await readJson(req)) ?? {}) as { ids?: number[] }).ids ?? []).filter((id) => company.persons.has(id));
+      for (const id of ids) company.persons.get(id)!.is_deleted = true;
+      return sendJson(res, 200, { deleted: ids });
     }
     // The connecting user is not an admin (no field may be made), or is again.
     if (method === 'POST' && path === '/__admin/user') {

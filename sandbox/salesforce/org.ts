@@ -135,6 +135,10 @@ function personFields(object: 'Contact' | 'Lead'): Field[] {
     field('Company', 'Company', 'string', { length: 255, nillable: false }),
     field('NumberOfEmployees', 'Employees', 'int'),
     field('AnnualRevenue', 'Annual Revenue', 'currency'),
+    // Lead: "IsConverted … Create, Defaulted on create, Filter, Group, Sort" (Object Reference, Lead,
+    // developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_lead.htm):
+    // set by convertLead(), never by an update; a converted Lead stays queryable.
+    field('IsConverted', 'Converted', 'boolean', { updateable: false, nillable: false }),
     field('Status', 'Status', 'picklist', {
       length: 255, restrictedPicklist: true,
       picklistValues: ['Open - Not Contacted', 'Working - Contacted', 'Closed - Converted'].map((value, index) => ({ value, label: value, active: true, defaultValue: index === 0 })),
@@ -202,6 +206,7 @@ export function addRecord(org: Org, objectName: string, values: Record<string, u
   const at = sfDateTime(now);
   const record: SObjectRecord = { ...values, Id: newId(org, object.keyPrefix), CreatedDate: at, LastModifiedDate: at, OwnerId: org.userId };
   if (object.fields.has('Name') && (objectName === 'Contact' || objectName === 'Lead')) record.Name = [values.FirstName, values.LastName].filter(Boolean).join(' ');
+  if (objectName === 'Lead') record.IsConverted = values.IsConverted === true;
   object.records.set(record.Id, record);
   return record;
 }
@@ -220,7 +225,8 @@ export interface SeedPerson {
  * The seeded org: people of the provider world as Contacts and as Leads
  * (their work e-mails, so that research finds them), Lead Score spread from
  * 99 down, and what a real org holds besides: free-mail and role addresses
- * above the threshold, a contact without e-mail, one without a score.
+ * above the threshold, a contact without e-mail, one without a score, the
+ * top Lead converted.
  */
 export function seedOrg(world: World, now: Date, options: { people?: number } = {}): Org {
   const org = newOrg(SEED_ORG_ID, SEED_USER_ID, 'api.user@sandbox-org.example');
@@ -230,7 +236,10 @@ export function seedOrg(world: World, now: Date, options: { people?: number } = 
     const score = Math.max(5, 99 - index * 2);
     const values = { FirstName: person.firstName, LastName: person.lastName, Email: person.email, Title: person.title, Lead_Score__c: score };
     addRecord(org, 'Contact', values, now);
-    addRecord(org, 'Lead', { ...values, Company: company.name, Status: 'Open - Not Contacted' }, now);
+    // The top Lead was converted (into the Contact beside it), as an org's best Leads often are: still
+    // queryable with its score, never writable again.
+    const converted = index === 0 ? { IsConverted: true, Status: 'Closed - Converted' } : { Status: 'Open - Not Contacted' };
+    addRecord(org, 'Lead', { ...values, Company: company.name, ...converted }, now);
   }
   const special = world.companies[people[0]?.company ?? 0]!;
   const extras: SeedPerson[] = [

@@ -212,6 +212,9 @@ export function updateOne(org: Org, object: SObjectType, input: Record<string, u
     if (!ID.test(id)) throw new RecordError('MALFORMED_ID', `${object.label} ID: id value of incorrect type: ${id}`, ['Id']);
     const record = [...object.records.values()].find((each) => each.Id === id || each.Id.slice(0, 15) === id.slice(0, 15));
     if (!record) throw new RecordError('ENTITY_IS_DELETED', 'entity is deleted');
+    // A converted Lead refuses every update, whatever it names ("CANNOT_UPDATE_CONVERTED_LEAD: cannot reference
+    // converted lead"; Salesforce Help 000384333: after conversion only convertedAccountId or convertedContactId can be referenced).
+    if (object.name === 'Lead' && record.IsConverted === true) throw new RecordError('CANNOT_UPDATE_CONVERTED_LEAD', 'cannot reference converted lead');
     const changes: Record<string, unknown> = {};
     for (const [key, raw] of Object.entries(input)) {
       if (key === 'attributes' || key.toLowerCase() === 'id') continue;

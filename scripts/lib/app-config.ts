@@ -7,7 +7,7 @@ import { createAiConfig } from '../../integrations/ai/ai-config.ts';
 import { loadMailConfig } from '../../integrations/mail/config.ts';
 import { createProviderConfig } from '../../integrations/providers/config.ts';
 import { loadStripeConfig } from '../../integrations/stripe/config.ts';
-import { loadConfig, type Config } from '../../lib/config.ts';
+import { loadApiConfig, type Config } from '../../lib/config.ts';
 import type { Env } from '../../lib/env.ts';
 
 /** `npm run dev` provides these itself when they are unset. */
@@ -16,7 +16,7 @@ const PROVIDED_BY_DEV = { DATABASE_URL: 'postgres://placeholder@127.0.0.1:1/plac
 /** Parses every setting; throws the ConfigError of the first module with a bad value. */
 export function checkAppConfiguration(env: Env, apiUrl: string): Config {
   const withProvided = { ...PROVIDED_BY_DEV, ...Object.fromEntries(Object.entries(env).filter(([, value]) => value?.trim())) };
-  const config = loadConfig(withProvided);
+  const config = loadApiConfig(withProvided);
   createProviderConfig(withProvided);
   createAiConfig(withProvided);
   loadMailConfig(withProvided);

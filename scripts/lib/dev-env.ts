@@ -16,7 +16,7 @@ export const DEV_DEFAULTS: Readonly<Record<string, string>> = {
 /**
  * `env` (the environment, `.env` merged in) over what dev provides (`provided`:
  * the addresses of the services it started, the stand-ins' settings such as
- * WEBHOOK_ALLOW_PRIVATE_HOSTS, the API's port) over DEV_DEFAULTS. A blank
+ * ALLOW_PRIVATE_HOSTS, the API's port) over DEV_DEFAULTS. A blank
  * value (`export SMTP_HOST=`) counts as unset, as everywhere.
  */
 export function devEnvironment(env: Env, provided: Readonly<Record<string, string>> = {}): Record<string, string> {

@@ -50,7 +50,8 @@ export const SANDBOXES: SandboxSpec[] = [
     probePath: '/__admin/calls',
     isWanted: ({ env }) => !env.PDL_API_KEY && !env.APOLLO_API_KEY && !env.PROVIDER_SANDBOX_URL,
     childEnv: (ports) => ({ PORT: String(ports.providerWorld), SANDBOX_PROVIDER_PORT: String(ports.providerWorld) }),
-    appEnv: (url) => ({ PROVIDER_SANDBOX_URL: url }),
+    // Its company websites (the site stand-in) are read by technology detection, through the outbound guard.
+    appEnv: (url, _ports, context) => ({ PROVIDER_SANDBOX_URL: url, ...reachable(url, context) }),
   },
   {
     name: 'model-sandbox',
@@ -59,7 +60,8 @@ export const SANDBOXES: SandboxSpec[] = [
     probePath: '/__admin/calls',
     isWanted: ({ env }) => !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL && !env.AI_SANDBOX_URL,
     childEnv: (ports) => ({ PORT: String(ports.modelSandbox), SANDBOX_MODEL_PORT: String(ports.modelSandbox) }),
-    appEnv: (url) => ({ AI_SANDBOX_URL: `${url}/v1` }),
+    // It also serves the sample product pages a key is drafted from, through the outbound guard.
+    appEnv: (url, _ports, context) => ({ AI_SANDBOX_URL: `${url}/v1`, ...reachable(url, context) }),
   },
   {
     // Posts its signed events to the API's webhook, so only where the API's address is known.
@@ -96,7 +98,7 @@ export const SANDBOXES: SandboxSpec[] = [
     appEnv: (_url, ports) => ({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(ports.mailSmtp), SMTP_SECURE: 'false' }),
   },
   {
-    // HubSpot's OAuth and CRM API (issue 18): the app's client id and secret are the stand-in's own.
+    // HubSpot's OAuth and CRM API: the app's client id and secret are the stand-in's own.
     name: 'hubspot-sandbox',
     entry: 'sandbox/hubspot/main.ts',
     ports: [{ key: 'hubspot', variable: 'SANDBOX_HUBSPOT_PORT', defaultPort: 4410 }],
@@ -141,28 +143,36 @@ export const SANDBOXES: SandboxSpec[] = [
     }),
   },
   {
-    // Slack-style incoming webhooks on loopback, which CRM settings accept only because this says so.
+    // Slack-style incoming webhooks on loopback, which CRM settings accept only because ALLOW_PRIVATE_HOSTS says so.
     name: 'chat-sandbox',
     entry: 'sandbox/chat/main.ts',
     ports: [{ key: 'chat', variable: 'SANDBOX_CHAT_PORT', defaultPort: 4510 }],
     probePath: '/__admin/messages',
     isWanted: ({ env }) => !env.CRM_CHAT_SANDBOX_URL,
     childEnv: (ports) => ({ PORT: String(ports.chat) }),
-    appEnv: (url) => ({ CRM_CHAT_SANDBOX_URL: url }),
+    appEnv: (url, _ports, context) => ({ CRM_CHAT_SANDBOX_URL: url, ...reachable(url, context) }),
   },
   {
     // Receives our own completion webhooks and verifies their signatures (sandbox/webhook-receiver).
-    // It listens on loopback, which webhook endpoints may never resolve to: WEBHOOK_ALLOW_PRIVATE_HOSTS
-    // (development and tests only, refused when NODE_ENV=production) lets deliveries reach it.
+    // It listens on loopback, which webhook endpoints may never resolve to: ALLOW_PRIVATE_HOSTS lets deliveries reach it.
     name: 'webhook-receiver',
     entry: 'sandbox/webhook-receiver/main.ts',
     ports: [{ key: 'webhookReceiver', variable: 'SANDBOX_WEBHOOK_PORT', defaultPort: 4610 }],
     probePath: '/__admin/received',
     isWanted: ({ env }) => env.NODE_ENV !== 'production',
     childEnv: (ports) => ({ PORT: String(ports.webhookReceiver) }),
-    appEnv: (url) => ({ WEBHOOK_ALLOW_PRIVATE_HOSTS: new URL(url).hostname, WEBHOOK_RECEIVER_URL: url }),
+    appEnv: (url, _ports, context) => ({ WEBHOOK_RECEIVER_URL: url, ...reachable(url, context) }),
   },
 ];
+
+/**
+ * The outbound guard (integrations/web/outbound-guard.ts) lets server-side
+ * fetches of user-given addresses reach a stand-in on loopback only when
+ * ALLOW_PRIVATE_HOSTS names its host: development and tests, never production
+ * (where the variable is refused, and the stand-in's pages stay out of reach).
+ */
+const reachable = (url: string, { env }: SandboxContext): Record<string, string> =>
+  env.NODE_ENV === 'production' ? {} : { ALLOW_PRIVATE_HOSTS: new URL(url).hostname };
 
 const stripeWebhookSecret = (env: Env) => env.STRIPE_WEBHOOK_SECRET ?? 'whsec_local_stripe_sandbox';
 

@@ -45,6 +45,17 @@ function findOnPath(name: string): string | null {
  * reply to the workflow task that scheduled it, skipping a trip through task
  * matching (the SDK asks for it by default). A research job schedules about ten.
  */
+export const FAIRNESS_DYNAMIC_CONFIG = {
+  // Task Queue Fairness (docs/deploy.md#fairness-between-accounts): within a
+  // priority, each account's tasks (fairness key) are handed out in turns,
+  // weighted, instead of first come first served. Server 1.32 has the new
+  // matcher and backlog migration on already; they are named so that another
+  // server version behaves the same. Fairness itself is off by default.
+  'matching.useNewMatcher': true,
+  'matching.enableMigration': true,
+  'matching.enableFairness': true,
+};
+
 const DYNAMIC_CONFIG = {
   'system.enableActivityEagerExecution': true,
   // Task priority (callers' jobs ahead of list and CRM rows) holds within one
@@ -52,6 +63,7 @@ const DYNAMIC_CONFIG = {
   // so the order is exact here (a cluster's several partitions make it approximate).
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
+  ...FAIRNESS_DYNAMIC_CONFIG,
 };
 
 export interface TemporalDevServer {

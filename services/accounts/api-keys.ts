@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Account, ApiKey, ProductContextRow } from '../../db/entities/index.ts';
 import { PLANS } from '../../domain/billing/plans.ts';
 import type { ProductContext } from '../../domain/research/product-context.ts';
@@ -26,13 +26,17 @@ export class KeyLimitReached extends Error {
   }
 }
 
-/** Creates a key, with a new product context when one is given (docs/api.md#authentication). */
+/**
+ * Creates a key, with a new product context when one is given (docs/api.md#authentication).
+ * The account row is locked for the count and the insert, as credits are: two
+ * creates at once take turns, so the plan's key limit holds under any concurrency.
+ */
 export async function createApiKey(
   em: EntityManager,
   input: { accountId: number; productContext: ProductContext | null },
 ): Promise<CreatedApiKey> {
   return em.transactional(async (tx) => {
-    const account = await tx.findOneOrFail(Account, input.accountId);
+    const account = await tx.findOneOrFail(Account, input.accountId, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     const limit = PLANS[account.plan].maxActiveKeys;
     if (limit !== null) {
       const active = await tx.count(ApiKey, { account, revokedAt: null });

@@ -1,13 +1,16 @@
 // A run's contacts written back in batches (docs/crm.md#batch-writes), through
-// the CRM's adapter: per flush, the notes (each on its contact, named by the
-// contact id), then one write of each contact's fields with status
+// the CRM's adapter: per flush, one write of each contact's fields with status
 // `completed` (failed ones get `failed`), split by the CRM into the calls it
-// takes (HubSpot 100 contacts a call, Salesforce 200, Pipedrive one). The CRM
-// answers each contact on its own: one refused contact fails alone. Every step
-// is safe to repeat: the ledger knows which contacts a flush already finished
-// and which notes it created; a retried flush reads back from the CRM what an
-// earlier try did without our knowing (a note create is not idempotent), so
-// no note is written twice.
+// takes (HubSpot 100 contacts a call, Salesforce 200, Pipedrive one), then
+// the notes of the contacts written (each on its contact, named by the
+// contact id): a record the CRM refused never gets a note. The CRM answers
+// each contact on its own: one refused contact fails alone, and one it will
+// never let us write (converted, deleted, archived) is `refused` in the
+// ledger, so no later run takes and charges it again. Every step is safe to
+// repeat: the ledger knows which contacts a flush already finished and which
+// notes it created; a retried flush reads back from the CRM what an earlier
+// try did without our knowing (a note create is not idempotent), so no note
+// is written twice.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { crmContentValues, crmFieldValues, crmNoteHtml } from '../../domain/crm/messages.ts';
 import type { ContactWriteItem, ContactWriteOutcome, CrmRunPlan } from '../../domain/crm/sync-contract.ts';
@@ -64,6 +67,12 @@ export async function writeContactsBatch(deps: CrmSyncDeps, plan: CrmRunPlan, it
 
   const crm = await crmAdapterFor(deps, settings);
   const label = CRM_PROVIDER_LABELS[crm.provider];
+  // Contacts the CRM will never let us write: failed with its reason, and `refused` in the ledger.
+  const refusedForGood = new Set<string>();
+  const failForGood = (item: ContactWriteItem, reason: string) => {
+    refusedForGood.add(item.contact.contactId);
+    fail(item, `${label} refused the write for good (not tried again): ${reason}`);
+  };
   const toRead = propertiesToRead(settings.propertyMappings);
   const alreadyWritten = new Set<string>();
   let current = new Map<string, CrmContact>();
@@ -72,7 +81,7 @@ export async function writeContactsBatch(deps: CrmSyncDeps, plan: CrmRunPlan, it
     for (const [contactId, { item }] of researched) {
       if (!current.has(contactId)) {
         researched.delete(contactId);
-        fail(item, `The contact is no longer in ${label} (deleted or merged).`);
+        failForGood(item, `the contact is no longer in ${label} (deleted or merged).`);
       }
     }
   }
@@ -85,22 +94,11 @@ export async function writeContactsBatch(deps: CrmSyncDeps, plan: CrmRunPlan, it
       if (own.status === 'completed' && Date.parse(own.enriched_at ?? '') >= startedAt.getTime()) alreadyWritten.add(contactId);
     }
     // A note an earlier try created whose id never reached us: found by its body among the contact's notes made since the run began.
-    const unknown = [...researched.keys()].filter((contactId) => !alreadyWritten.has(contactId) && !noteIds.has(contactId));
+    const unknown = [...researched.keys()].filter((contactId) => !noteIds.has(contactId));
     if (unknown.length > 0) {
       const adopted = [...(await crm.findNotes(unknown.map((contactId) => ({ contactId, html: researched.get(contactId)!.html })), startedAt))];
       for (const [contactId, noteId] of adopted) noteIds.set(contactId, noteId);
       await saveNoteIds(em, plan, adopted);
-    }
-  }
-
-  const toNote = [...researched.keys()].filter((contactId) => !alreadyWritten.has(contactId) && !noteIds.has(contactId));
-  if (toNote.length > 0) {
-    const created = await perInput(toNote, () => crm.createNotes(toNote.map((contactId) => ({ key: contactId, contactId, html: researched.get(contactId)!.html, at: now }))));
-    for (const [contactId, noteId] of created.done) noteIds.set(contactId, noteId);
-    await saveNoteIds(em, plan, [...created.done]);
-    for (const [contactId, reason] of created.refused) {
-      fail(researched.get(contactId)!.item, `${label} refused the note: ${reason}`);
-      researched.delete(contactId);
     }
   }
 
@@ -114,23 +112,41 @@ export async function writeContactsBatch(deps: CrmSyncDeps, plan: CrmRunPlan, it
       decisions.set(contactId, made);
       return { id: contactId, own: ownValues(contactId), mapped: mappedWrites(made) };
     }),
-    ...[...failed.keys()].map((contactId) => ({ id: contactId, own: { status: 'failed' }, mapped: {} })),
+    ...[...failed.keys()].filter((contactId) => !refusedForGood.has(contactId)).map((contactId) => ({ id: contactId, own: { status: 'failed' }, mapped: {} })),
   ];
   const warnings = new Map<string, string>();
   if (inputs.length > 0) {
     const updated = await perInput(inputs.map((input) => input.id), () => crm.updateContacts(settings.productId, inputs));
+    const isForGood = (contactId: string) => updated.refusedForGood?.has(contactId) ?? false;
     // A refused mapped field (changed in the CRM since) must not cost the contact its own fields: those alone once more.
-    const retried = [...updated.refused.keys()].filter((contactId) => researched.has(contactId) && Object.keys(mappedWrites(decisions.get(contactId) ?? [])).length > 0);
+    const retried = [...updated.refused.keys()].filter((contactId) => researched.has(contactId) && !isForGood(contactId) && Object.keys(mappedWrites(decisions.get(contactId) ?? [])).length > 0);
     const again = retried.length > 0 ? await perInput(retried, () => crm.updateContacts(settings.productId, retried.map((contactId) => ({ id: contactId, own: ownValues(contactId), mapped: {} })))) : null;
     for (const [contactId, reason] of updated.refused) {
       const entry = researched.get(contactId);
-      if (!entry) continue; // A failed contact the CRM would not mark failed: it stays failed with us, and is tried again next run.
-      if (again?.done.has(contactId)) warnings.set(contactId, `${label} refused the mapped fields: ${reason}`);
-      else {
-        fail(entry.item, `${label} refused the write: ${again?.refused.get(contactId) ?? reason}`);
-        researched.delete(contactId);
+      if (!entry) {
+        // A failed contact the CRM would not mark failed: it stays failed with us, and is tried again next run,
+        // unless the CRM will never take it.
+        if (isForGood(contactId)) failForGood(failed.get(contactId)!, reason);
+        continue;
       }
+      researched.delete(contactId);
+      if (isForGood(contactId)) failForGood(entry.item, reason);
+      else if (again?.done.has(contactId)) {
+        researched.set(contactId, entry);
+        warnings.set(contactId, `${label} refused the mapped fields: ${reason}`);
+      } else if (again?.refusedForGood?.has(contactId)) failForGood(entry.item, again.refused.get(contactId) ?? reason);
+      else fail(entry.item, `${label} refused the write: ${again?.refused.get(contactId) ?? reason}`);
     }
+  }
+
+  // The notes, of the contacts written only: a record the CRM refused gets none.
+  const toNote = [...researched.keys()].filter((contactId) => !noteIds.has(contactId));
+  if (toNote.length > 0) {
+    const created = await perInput(toNote, () => crm.createNotes(toNote.map((contactId) => ({ key: contactId, contactId, html: researched.get(contactId)!.html, at: now }))));
+    for (const [contactId, noteId] of created.done) noteIds.set(contactId, noteId);
+    await saveNoteIds(em, plan, [...created.done]);
+    // Its fields are written (and completed): the contact is researched, the missing note said beside it.
+    for (const [contactId, reason] of created.refused) warnings.set(contactId, [warnings.get(contactId), `${label} refused the note: ${reason}`].filter(Boolean).join('; '));
   }
 
   for (const { item } of researched.values()) outcomes.set(item.contact.contactId, { contactId: item.contact.contactId, outcome: 'researched', error: warnings.get(item.contact.contactId) ?? null });
@@ -139,7 +155,7 @@ export async function writeContactsBatch(deps: CrmSyncDeps, plan: CrmRunPlan, it
     outcomes.set(item.contact.contactId, { contactId: item.contact.contactId, outcome: 'not_researched', error: item.error ?? 'not researched' });
   }
   const researchIds = new Map(items.map((item) => [item.contact.contactId, item.researchId]));
-  await recordOutcomes(em, plan, todo.map((item) => outcomes.get(item.contact.contactId)!), researchIds, now);
+  await recordOutcomes(em, plan, todo.map((item) => outcomes.get(item.contact.contactId)!), researchIds, refusedForGood, now);
   return ids.map((contactId) => outcomes.get(contactId)!);
 }
 
@@ -162,8 +178,14 @@ async function saveNoteIds(em: EntityManager, plan: CrmRunPlan, notes: Array<[st
   );
 }
 
-/** The ledger and the run's contact list, in one transaction: `completed` (its time the re-enrichment clock) or `failed`. */
-async function recordOutcomes(em: EntityManager, plan: CrmRunPlan, outcomes: ContactWriteOutcome[], researchIds: Map<string, string | null>, now: Date): Promise<void> {
+/**
+ * The ledger and the run's contact list, in one transaction: `completed` (its
+ * time the re-enrichment clock), `failed` (taken again by the next run), or
+ * `refused` (the CRM will never let us write it: never taken again).
+ */
+async function recordOutcomes(
+  em: EntityManager, plan: CrmRunPlan, outcomes: ContactWriteOutcome[], researchIds: Map<string, string | null>, refusedForGood: ReadonlySet<string>, now: Date,
+): Promise<void> {
   const settings = plan.settings!;
   await em.transactional(async (tx) => {
     for (const outcome of outcomes) {
@@ -171,7 +193,7 @@ async function recordOutcomes(em: EntityManager, plan: CrmRunPlan, outcomes: Con
       await tx.execute(
         `update crm_contact_state set status = ?, research_id = coalesce(?, research_id), updated_at = ?
          where product_id = ? and portal_id = ? and contact_id = ? and run_id = ? and status = 'in_progress'`,
-        [outcome.outcome === 'researched' ? 'completed' : 'failed', researchId, now, settings.productId, plan.portalId, outcome.contactId, plan.runId],
+        [outcome.outcome === 'researched' ? 'completed' : refusedForGood.has(outcome.contactId) ? 'refused' : 'failed', researchId, now, settings.productId, plan.portalId, outcome.contactId, plan.runId],
       );
       await tx.execute('update crm_sync_contact set outcome = ?, research_id = ?, error = ? where run_id = ? and contact_id = ?', [
         outcome.outcome, researchId, outcome.error?.slice(0, 500) ?? null, plan.runId, outcome.contactId,

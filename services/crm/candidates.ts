@@ -82,14 +82,16 @@ export async function searchCandidates(crm: CrmAdapter, settings: CrmSettings, l
 
 /**
  * The ledger of this product's contacts in this portal: completed ones (not
- * yet due again) and ones held by a run still going are not taken.
+ * yet due again), ones held by a run still going, and ones the CRM refused
+ * for good (a converted Lead, a deleted record: never charged twice) are not
+ * taken.
  */
 async function candidateLedger(em: EntityManager, settings: CrmSettings, portalId: string | number, now: Date): Promise<CandidateLedger> {
   const cutoff = reEnrichCutoff(settings, now);
   const done: Array<{ contact_id: string }> = await em.execute(
     `select s.contact_id from crm_contact_state s left join crm_sync_run r on r.id = s.run_id
      where s.product_id = ? and s.portal_id = ?
-       and ((s.status = 'completed' and (?::timestamptz is null or s.updated_at >= ?::timestamptz)) or (s.status = 'in_progress' and r.status = 'running'))`,
+       and (s.status = 'refused' or (s.status = 'completed' and (?::timestamptz is null or s.updated_at >= ?::timestamptz)) or (s.status = 'in_progress' and r.status = 'running'))`,
     [settings.productId, portalId, cutoff, cutoff],
   );
   const emails: Array<{ email: string; contact_id: string }> = await em.execute(

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChatMessage } from '../../domain/crm/messages.ts';
 import { postChatMessage, type ChatPostResult } from '../../integrations/chat/slack-webhook.ts';
+import type { OutboundPolicy } from '../../integrations/web/outbound-guard.ts';
 
 /**
  * Slack's documented pace for posting messages is one a second per webhook;
@@ -51,12 +52,12 @@ export async function postPacedChatMessage(
   em: () => EntityManager,
   url: string,
   message: ChatMessage,
-  options: { chatSandboxUrl: string | null; fetch?: typeof fetch; intervalMs?: number },
+  options: { policy: OutboundPolicy; intervalMs?: number },
 ): Promise<ChatPostResult> {
   let result: ChatPostResult = { outcome: 'retry', status: null, answer: 'not posted', retryAfterMs: null };
   for (let attempt = 1; attempt <= CHAT_ATTEMPTS; attempt++) {
     await sleep(await takeChatTurn(em(), url, options.intervalMs));
-    result = await postChatMessage(url, message, { chatSandboxUrl: options.chatSandboxUrl, fetch: options.fetch });
+    result = await postChatMessage(url, message, options.policy);
     if (result.outcome !== 'retry') return result;
     await holdOffChat(em(), url, Math.min(result.retryAfterMs ?? 1_000 * attempt, 30_000));
   }

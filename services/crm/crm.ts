@@ -9,6 +9,8 @@ import type { Orm } from '../../db/orm.ts';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm/crm.ts';
 import type { CrmSyncInput } from '../../domain/crm/sync-contract.ts';
 import { RESEARCH_PRIORITY_KEY } from '../../domain/research/fanout.ts';
+import { accountFairness, type FairnessWeights } from '../../domain/research/fairness.ts';
+import type { PlanName } from '../../domain/billing/plans.ts';
 import { loadCrmConfig, type CrmConfig } from '../../integrations/crm/config.ts';
 import { crmProviderKits, type CrmProviderKits } from '../../integrations/crm/providers.ts';
 import type { Env } from '../../lib/env.ts';
@@ -35,7 +37,11 @@ export interface Crm {
   runNow(accountId: number, productId: number): Promise<string>;
 }
 
-export function createCrm(deps: { orm: Orm; temporal: Client; env: Env; publicUrl: string; clock: () => Date; researchTaskQueue: string; logger: Logger }): Crm | null {
+export function createCrm(deps: {
+  orm: Orm; temporal: Client; env: Env; publicUrl: string; clock: () => Date; researchTaskQueue: string; logger: Logger;
+  /** Each plan's fairness weight (config.fairnessWeights); unset: equal. */
+  fairnessWeights?: FairnessWeights;
+}): Crm | null {
   const config = loadCrmConfig(deps.env);
   if (!config) return null;
   const em = () => deps.orm.em.fork();
@@ -69,12 +75,14 @@ export function createCrm(deps: { orm: Orm; temporal: Client; env: Env; publicUr
     async runNow(accountId, productId) {
       const workflowId = `crm-run-${productId}-${randomUUID()}`;
       const input: CrmSyncInput = { productId, trigger: 'manual' };
+      const [account]: Array<{ plan: PlanName }> = await em().execute('select plan from account where id = ?', [accountId]);
       await deps.temporal.workflow.start(CRM_SYNC_WORKFLOW_TYPE, {
         workflowId,
         taskQueue: crmTaskQueue(deps.researchTaskQueue),
         args: [input],
-        // Its contacts' research inherits this: behind callers' own jobs.
-        priority: { priorityKey: RESEARCH_PRIORITY_KEY.crm },
+        // Its contacts' research inherits this: behind callers' own jobs, and
+        // in turns with other accounts' work rather than after all of this run's.
+        priority: { priorityKey: RESEARCH_PRIORITY_KEY.crm, ...accountFairness(accountId, account?.plan ?? 'free', deps.fairnessWeights) },
         typedSearchAttributes: [
           { key: CRM_ACCOUNT_ATTRIBUTE, value: String(accountId) },
           { key: CRM_PRODUCT_ATTRIBUTE, value: String(productId) },

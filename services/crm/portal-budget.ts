@@ -30,40 +30,51 @@ export interface PortalKey {
  * Takes one call of `kind` from the portal's budget when its window has room
  * and no hold-off is running; else how long until one may fit, in ms.
  */
-export async function takePortalCall(em: EntityManager, portal: PortalKey, kind: string, window: BudgetWindow): Promise<{ taken: boolean; waitMs: number }> {
+export async function takePortalCall(
+  em: EntityManager, portal: PortalKey, kind: string, window: BudgetWindow,
+): Promise<{ taken: boolean; waitMs: number; holdOff: { reason: string; until: Date } | null }> {
   const windowMs = window.windowMs + BUDGET_MARGIN_MS;
   for (;;) {
     // `now` is read once the row is locked, so the calls of every process are stamped in the order they were taken.
-    const [row]: Array<{ taken: boolean; wait_ms: string }> = await em.execute(
+    const [row]: Array<{ taken: boolean; wait_ms: string; held_until: Date; held_reason: string | null; is_held: boolean }> = await em.execute(
       `with locked as (
-         select held_until, calls from crm_portal_budget where provider = ? and portal_id = ? and kind = ? for update
+         select held_until, held_reason, calls from crm_portal_budget where provider = ? and portal_id = ? and kind = ? for update
        ), seen as (
-         select now, held_until, array(select call from unnest(calls) as call where call > now - make_interval(secs => ? / 1000.0) order by call) as recent
-         from (select clock_timestamp() as now, held_until, calls from locked) as current
+         select now, held_until, held_reason, array(select call from unnest(calls) as call where call > now - make_interval(secs => ? / 1000.0) order by call) as recent
+         from (select clock_timestamp() as now, held_until, held_reason, calls from locked) as current
        ), decided as (
-         select now, held_until, recent, held_until <= now and cardinality(recent) < ? as taken from seen
+         select now, held_until, held_reason, recent, held_until <= now and cardinality(recent) < ? as taken from seen
        ), counted as (
          update crm_portal_budget set calls = case when decided.taken then decided.recent || decided.now else decided.recent end
          from decided where provider = ? and portal_id = ? and kind = ?
        )
-       select taken, ceil(extract(epoch from greatest(now, held_until, recent[cardinality(recent) - ? + 1] + make_interval(secs => ? / 1000.0)) - now) * 1000) as wait_ms
+       select taken, ceil(extract(epoch from greatest(now, held_until, recent[cardinality(recent) - ? + 1] + make_interval(secs => ? / 1000.0)) - now) * 1000) as wait_ms,
+         held_until, held_reason, held_until > now as is_held
        from decided`,
       [portal.provider, portal.portalId, kind, windowMs, window.max, portal.provider, portal.portalId, kind, window.max, windowMs],
     );
-    if (row) return { taken: row.taken, waitMs: row.taken ? 0 : Math.max(1, Number(row.wait_ms)) };
+    if (row) {
+      const holdOff = !row.taken && row.is_held && row.held_reason ? { reason: row.held_reason, until: new Date(row.held_until) } : null;
+      return { taken: row.taken, waitMs: row.taken ? 0 : Math.max(1, Number(row.wait_ms)), holdOff };
+    }
     // The portal's first call of this kind: its row, then the same question.
     await em.execute('insert into crm_portal_budget (provider, portal_id, kind) values (?, ?, ?) on conflict do nothing', [portal.provider, portal.portalId, kind]);
   }
 }
 
-/** No process calls the portal, of any of these kinds, for `ms` from now (by the database's clock). */
-export async function holdOffPortal(em: EntityManager, portal: PortalKey, kinds: string[], ms: number): Promise<void> {
+/**
+ * No process calls the portal, of any of these kinds, for `ms` from now (by
+ * the database's clock). `reason` goes with the longest hold-off: why the
+ * portal waits, for every caller that meets it.
+ */
+export async function holdOffPortal(em: EntityManager, portal: PortalKey, kinds: string[], ms: number, reason: string | null = null): Promise<void> {
   // Every row in one fixed order, so two holds never wait on each other crosswise.
   await em.execute(
-    `insert into crm_portal_budget as budget (provider, portal_id, kind, held_until)
-     select ?, ?, kind, clock_timestamp() + make_interval(secs => ? / 1000.0) from unnest(string_to_array(?, ',')) as kind order by kind
-     on conflict (provider, portal_id, kind) do update set held_until = greatest(budget.held_until, excluded.held_until)`,
-    [portal.provider, portal.portalId, ms, [...kinds].sort().join(',')],
+    `insert into crm_portal_budget as budget (provider, portal_id, kind, held_until, held_reason)
+     select ?, ?, kind, clock_timestamp() + make_interval(secs => ? / 1000.0), ? from unnest(string_to_array(?, ',')) as kind order by kind
+     on conflict (provider, portal_id, kind) do update set held_until = greatest(budget.held_until, excluded.held_until),
+       held_reason = case when excluded.held_until >= budget.held_until then excluded.held_reason else budget.held_reason end`,
+    [portal.provider, portal.portalId, ms, reason, [...kinds].sort().join(',')],
   );
 }
 
@@ -86,10 +97,11 @@ export function createPortalBudgets(deps: { em: () => EntityManager; maxWaitMs?:
 
   async function takeWhenFree(portal: PortalKey, kind: string, window: BudgetWindow): Promise<void> {
     for (;;) {
-      const { taken, waitMs } = await takePortalCall(deps.em(), portal, kind, window);
+      const { taken, waitMs, holdOff } = await takePortalCall(deps.em(), portal, kind, window);
       if (taken) return;
       if (waitMs > maxWaitMs) {
-        throw new CrmUnavailable(`${CRM_PROVIDER_LABELS[portal.provider]} ${portal.portalId} is held off for ${Math.ceil(waitMs / 1000)} s (a limit or its allowance)`, null, waitMs);
+        const why = holdOff?.reason ?? 'a limit or its allowance';
+        throw new CrmUnavailable(`${CRM_PROVIDER_LABELS[portal.provider]} ${portal.portalId} is held off for ${Math.ceil(waitMs / 1000)} s (${why})`, null, waitMs, holdOff);
       }
       await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
     }
@@ -106,7 +118,7 @@ export function createPortalBudgets(deps: { em: () => EntityManager; maxWaitMs?:
           queues.set(key, turn.catch(() => {}));
           return turn;
         },
-        holdOff: (ms) => holdOffPortal(deps.em(), portal, Object.keys(windows), ms),
+        holdOff: (ms, reason) => holdOffPortal(deps.em(), portal, Object.keys(windows), ms, reason ?? null),
       };
     },
   };

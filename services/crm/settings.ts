@@ -2,13 +2,12 @@
 // one message per field, kept in PostgreSQL; the Schedule follows them
 // (services/crm/schedules.ts). Settings edited during a run apply to the
 // next: a run reads them once, when it starts.
-import { lookup } from 'node:dns/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { CADENCES, CRM_DEFAULTS, RESEARCH_LIMIT_MAX, type CrmSettings } from '../../domain/crm/crm.ts';
 import { canMapOnto, CRM_MAPPABLE_FIELD_LABELS, CRM_MAPPABLE_FIELDS, WRITE_RULES, type MappableProperty, type PropertyMapping } from '../../domain/crm/write-rules.ts';
 import { isValidEmail, normaliseEmail } from '../../domain/research/email-address.ts';
-import { isPrivateAddress } from '../../integrations/web/private-address.ts';
+import { assertResolvesPublicly, isAllowListed, OutboundRefused, type OutboundPolicy } from '../../integrations/web/outbound-guard.ts';
 
 export const ZCrmSettingsInput = z.object({
   cadence: z.enum(CADENCES, { error: 'Choose daily, Monday and Thursday, or weekly on Monday.' }),
@@ -67,12 +66,9 @@ export interface SettingsChecks {
   scoreProperties: string[] | null;
   /** The portal's fields a mapping can write (the adapter's field metadata); null: not connected, so no mapping can be saved. */
   mappableProperties: MappableProperty[] | null;
-  /** The chat stand-in's base URL (local development and tests), whose loopback http URLs are accepted. */
-  chatSandboxUrl: string | null;
-  resolve?(host: string): Promise<string[]>;
+  /** Whom a chat webhook may reach: public addresses, and the development allow-list's hosts (over http too). */
+  outbound: OutboundPolicy;
 }
-
-const resolveAll = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** Parses and checks the input; throws CrmSettingsInvalid with a message per field. */
 export async function validateCrmSettings(raw: unknown, checks: SettingsChecks): Promise<CrmSettingsValues> {
@@ -121,7 +117,11 @@ function mappingsProblem(mappings: PropertyMapping[], mappable: MappableProperty
   return null;
 }
 
-/** An https URL whose host resolves only to public addresses (no SSRF into our network); the local stand-in excepted. */
+/**
+ * An https URL whose host resolves only to public addresses (no SSRF into our
+ * network), checked by the outbound guard; the development allow-list's hosts
+ * excepted, over http too.
+ */
 async function webhookProblem(text: string, checks: SettingsChecks): Promise<string | null> {
   let url: URL;
   try {
@@ -129,16 +129,14 @@ async function webhookProblem(text: string, checks: SettingsChecks): Promise<str
   } catch {
     return 'Enter the full webhook address, starting with https://.';
   }
-  if (checks.chatSandboxUrl && text.startsWith(`${checks.chatSandboxUrl}/`)) return null;
-  if (url.protocol !== 'https:') return 'The webhook address must start with https://.';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowListed(url, checks.outbound))) return 'The webhook address must start with https://.';
   if (url.username || url.password) return 'The webhook address must not hold a user name or password.';
-  let addresses: string[];
   try {
-    addresses = await (checks.resolve ?? resolveAll)(url.hostname.replace(/^\[|\]$/g, ''));
-  } catch {
-    return `The host ${url.hostname} cannot be found.`;
+    await assertResolvesPublicly(url, text, checks.outbound);
+  } catch (error) {
+    if (error instanceof OutboundRefused) return error.message;
+    throw error;
   }
-  if (addresses.length === 0 || addresses.some(isPrivateAddress)) return 'The webhook address must point to a public server.';
   return null;
 }
 

@@ -17,7 +17,7 @@ import type { ResearchData } from '../../domain/research/reply.ts';
 import type { ChatPostResult } from '../../integrations/chat/slack-webhook.ts';
 import { CRM_PROVIDER_LABELS, type CrmAdapter, type CrmConnectionRef, type CrmProvider } from '../../integrations/crm/adapter.ts';
 import type { CrmConfig } from '../../integrations/crm/config.ts';
-import { CrmAuthRevoked, CrmConfigRejected, CrmRejected } from '../../integrations/crm/errors.ts';
+import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, type CrmHoldOff } from '../../integrations/crm/errors.ts';
 import type { CrmProviderKit, CrmProviderKits } from '../../integrations/crm/providers.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
 import { crmDigestEmail, crmWebhookDisabledEmail } from '../../integrations/mail/templates/crm.ts';
@@ -38,7 +38,6 @@ export interface CrmSyncDeps {
   publicUrl: string;
   /** Shorter waits for tests: each CRM's retry policy, partly overridden. */
   retry?: Record<string, number>;
-  fetch?: typeof fetch;
 }
 
 function kitOf(deps: CrmSyncDeps, provider: CrmProvider): CrmProviderKit {
@@ -252,7 +251,7 @@ async function postChat(deps: CrmSyncDeps, plan: CrmRunPlan, message: ChatMessag
   const settings = plan.settings!;
   const url = settings.chatWebhookUrl!;
   // In the webhook's turn, shared by every process (services/crm/chat-pacing.ts): in order, about one a second.
-  const result = await postPacedChatMessage(deps.em, url, message, { chatSandboxUrl: deps.config.chatSandboxUrl, fetch: deps.fetch });
+  const result = await postPacedChatMessage(deps.em, url, message, { policy: deps.config.outbound });
   if (result.outcome === 'gone') {
     const em = deps.em();
     await em.transactional(async (tx) => {
@@ -343,6 +342,15 @@ export async function finishCrmRun(
     }));
   }
   return counts;
+}
+
+/**
+ * A run waiting out its CRM's allowance (a step retried when the hold-off
+ * ends): why and until when, on the run's row, so that the CRM page says
+ * so rather than a silent "Running".
+ */
+export async function recordRunWaiting(deps: CrmSyncDeps, runId: string, holdOff: CrmHoldOff): Promise<void> {
+  await deps.em().execute(`update crm_sync_run set waiting_until = ?, waiting_reason = ? where id = ? and status = 'running'`, [holdOff.until, holdOff.reason.slice(0, 500), runId]);
 }
 
 /** A run that could not run at all: recorded with its reason. */

@@ -14,7 +14,7 @@ import { customAlphabet } from 'nanoid';
 import { lockAccount } from '../billing/credits.ts';
 import { iso } from '../accounts/dashboard-keys.ts';
 
-// Lists (issue 20): a CSV or pasted addresses kept as a draft (parsed cells,
+// Lists: a CSV or pasted addresses kept as a draft (parsed cells,
 // column mapping, preview), then started: its rows written with what becomes
 // of each, and its run workflow started (services/lists/runs.ts). Nothing is
 // charged here: each row's credit is taken as the row starts.

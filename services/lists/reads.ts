@@ -10,7 +10,7 @@ import { iso } from '../accounts/dashboard-keys.ts';
 import { medianCompletionSeconds, remainingSeconds } from '../research/estimates.ts';
 import { creditsLeftOf, draftReply, findList, summaryOf, type ListDraftReply, type ListRow } from './lists.ts';
 
-// What the Lists page and the downloads read (issue 20). A started row's
+// What the Lists page and the downloads read. A started row's
 // state is its research job's (one source of truth); a row whose job the
 // retention purge deleted shows as ended without its research.
 

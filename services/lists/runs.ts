@@ -1,4 +1,6 @@
 import { RESEARCH_PRIORITY_KEY } from '../../domain/research/fanout.ts';
+import { accountFairness, type FairnessWeights } from '../../domain/research/fairness.ts';
+import type { PlanName } from '../../domain/billing/plans.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm.ts';
@@ -7,7 +9,7 @@ import type { FanoutItem, FanoutOwner } from '../../domain/research/fanout.ts';
 import type { ResearchRequest } from '../../domain/research/request.ts';
 import type { Logger } from '../../lib/logger.ts';
 
-// The list run's side (issue 20): its workflow started durably, and the
+// The list run's side: its workflow started durably, and the
 // steps of workflows/list-run-workflow.ts.
 
 export interface ListRunStarts {
@@ -15,6 +17,8 @@ export interface ListRunStarts {
   /** The research task queue: the list run, its rows' steps and their research all run there. */
   taskQueue: string;
   deadlineMs: number;
+  /** Each plan's fairness weight (config.fairnessWeights); unset: equal. */
+  fairnessWeights?: FairnessWeights;
 }
 
 const START_TIMEOUT_MS = 5_000;
@@ -27,14 +31,21 @@ const START_TIMEOUT_MS = 5_000;
  */
 export async function startListRunWorkflow(starts: ListRunStarts, em: EntityManager, listId: string, now: Date): Promise<void> {
   const input: ListRunInput = { listId, researchTaskQueue: starts.taskQueue, deadlineMs: starts.deadlineMs };
+  const [owner]: Array<{ account_id: number; plan: PlanName }> = await em.execute(
+    'select l.account_id, a.plan from prospect_list l join account a on a.id = l.account_id where l.id = ?',
+    [listId],
+  );
+  // A list deleted meanwhile: its run finds no rows and ends at once.
+  const fairness = owner ? accountFairness(owner.account_id, owner.plan, starts.fairnessWeights) : {};
   try {
     await starts.temporal.connection.withDeadline(Date.now() + START_TIMEOUT_MS, () => starts.temporal.workflow.start(LIST_RUN_WORKFLOW_TYPE, {
       workflowId: listRunWorkflowId(listId),
       taskQueue: starts.taskQueue,
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      // Its rows' research inherits this: behind callers' own jobs.
-      priority: { priorityKey: RESEARCH_PRIORITY_KEY.list },
+      // Its rows' research inherits this: behind callers' own jobs, and in
+      // turns with other accounts' rows rather than after all of this list's.
+      priority: { priorityKey: RESEARCH_PRIORITY_KEY.list, ...fairness },
     }));
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -44,7 +44,7 @@ export async function estimateForNewJob(
   email: string,
   now: Date,
 ): Promise<number> {
-  // One statement (issue 21: a statement fewer per POST); CASE leaves the medians unread for a likely hit.
+  // One statement (a statement fewer per POST); CASE leaves the medians unread for a likely hit.
   const rows: Array<{ is_cached: boolean; account_median: number | null; global_median: number | null }> = await em.getConnection().execute(
     `with cached as (
        select exists(select 1 from prospect where account_id = ? and product_id = ? and email = ?

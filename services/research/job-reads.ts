@@ -8,7 +8,7 @@ import type { ResearchRequest } from '../../domain/research/request.ts';
 import type { CompanyRows } from './enrichment-cache.ts';
 
 // The research activities' reads as one plain statement each where the ORM
-// sent two to five (issue 21: every statement costs the worker its query
+// sent two to five (every statement costs the worker its query
 // building, and PostgreSQL a parse and a round trip). Rows are hydrated with
 // `em.map`, so callers get managed entities as before.
 

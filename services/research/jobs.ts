@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ResearchJob } from '../../db/entities/index.ts';
 import type { AuthenticatedKey } from '../accounts/api-keys.ts';
 import type { IResearchJob } from '../../db/entities/research-job.ts';
+import type { PlanName } from '../../domain/billing/plans.ts';
 import type { ResearchRequest } from '../../domain/research/request.ts';
 import type { StoredResearchReply } from '../../domain/research/reply.ts';
 import type { ResearchFailure } from '../../domain/research/contract.ts';
@@ -16,8 +17,9 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type Submission =
   /** `isMailQueued`: a usage alert waits in the outbox; nudge it once the transaction has committed. */
-  | { outcome: 'accepted'; job: IResearchJob; isMailQueued: boolean }
-  | { outcome: 'replayed'; job: IResearchJob }
+  /** `plan`: the account's, for its fairness weight on the research queue. */
+  | { outcome: 'accepted'; job: IResearchJob; plan: PlanName; isMailQueued: boolean }
+  | { outcome: 'replayed'; job: IResearchJob; plan: PlanName }
   | { outcome: 'refused'; refusal: CreditRefusal }
   | { outcome: 'idempotency_conflict' };
 
@@ -39,7 +41,7 @@ export async function submitResearchJob(
       const earlier = await tx.findOne(ResearchJob, { account, idempotencyKey: input.idempotencyKey });
       if (earlier && now.getTime() - earlier.submittedAt.getTime() < IDEMPOTENCY_WINDOW_MS) {
         return earlier.requestHash === input.requestHash
-          ? { outcome: 'replayed', job: earlier }
+          ? { outcome: 'replayed', job: earlier, plan: account.plan }
           : { outcome: 'idempotency_conflict' };
       }
       // An expired key may be used again: the old job lets go of it.
@@ -59,7 +61,7 @@ export async function submitResearchJob(
       requestHash: input.requestHash,
       source: input.source,
     });
-    return { outcome: 'accepted', job, isMailQueued: credit.isMailQueued };
+    return { outcome: 'accepted', job, plan: account.plan, isMailQueued: credit.isMailQueued };
   });
   if (submission.outcome === 'accepted') {
     jobMetrics.accepted.inc();

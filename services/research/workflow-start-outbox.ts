@@ -1,3 +1,4 @@
+import type { PlanName } from '../../domain/billing/plans.ts';
 import type { ResearchSource } from '../../domain/research/fanout.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, ApiKey, ProductContextRow, ResearchJob } from '../../db/entities/index.ts';
@@ -61,6 +62,8 @@ export function recordResearchJob(tx: EntityManager, job: NewResearchJob): IRese
 export interface UnstartedJob {
   id: string;
   accountId: number;
+  /** The account's plan: its fairness weight on the research queue. */
+  plan: PlanName;
   submittedAt: Date;
   source: ResearchSource;
 }
@@ -74,15 +77,16 @@ export interface UnstartedJob {
  * failed them) are never claimed.
  */
 export async function claimUnstartedJobs(tx: EntityManager, options: { submittedBefore: Date; limit: number }): Promise<UnstartedJob[]> {
-  const rows: Array<{ id: string; account_id: number; submitted_at: Date | string; source: ResearchSource }> = await tx.execute(
-    `select id, account_id, submitted_at, source from research_job
+  // The plan through a subquery: FOR UPDATE locks the job rows only, never their accounts.
+  const rows: Array<{ id: string; account_id: number; plan: PlanName; submitted_at: Date | string; source: ResearchSource }> = await tx.execute(
+    `select id, account_id, (select a.plan from account a where a.id = research_job.account_id) as plan, submitted_at, source from research_job
       where workflow_started_at is null and status = 'queued' and submitted_at < ?
       order by submitted_at, id
       limit ?
       for update skip locked`,
     [options.submittedBefore, options.limit],
   );
-  return rows.map((row) => ({ id: row.id, accountId: row.account_id, submittedAt: new Date(row.submitted_at), source: row.source }));
+  return rows.map((row) => ({ id: row.id, accountId: row.account_id, plan: row.plan, submittedAt: new Date(row.submitted_at), source: row.source }));
 }
 
 /**

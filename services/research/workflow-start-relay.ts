@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm.ts';
 import { RESEARCH_PRIORITY_KEY } from '../../domain/research/fanout.ts';
+import { accountFairness, type FairnessWeights } from '../../domain/research/fairness.ts';
 import { startResearchWorkflow } from '../../lib/research-workflow-client.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { workflowStartMetrics } from '../../lib/metrics.ts';
@@ -11,6 +12,8 @@ export interface WorkflowStarts {
   taskQueue: string;
   /** RESEARCH_DEADLINE_MS: the workflow counts it from the job's submission, not from its start. */
   deadlineMs: number;
+  /** Each plan's fairness weight (config.fairnessWeights); unset: equal. */
+  fairnessWeights?: FairnessWeights;
 }
 
 /**
@@ -21,7 +24,11 @@ export interface WorkflowStarts {
  */
 export function startJobWorkflow(starts: WorkflowStarts, job: UnstartedJob, timeoutMs: number): Promise<void> {
   const input = { researchId: job.id, submittedAtMs: job.submittedAt.getTime(), deadlineMs: starts.deadlineMs };
-  return startResearchWorkflow(starts.temporal, starts.taskQueue, input, job.accountId, timeoutMs, RESEARCH_PRIORITY_KEY[job.source]);
+  // Beside the source's priority, the account's fairness key: within a
+  // priority, Temporal takes the accounts' queued jobs in turns, so one
+  // account's burst never queues another's jobs behind all of it.
+  const priority = { priorityKey: RESEARCH_PRIORITY_KEY[job.source], ...accountFairness(job.accountId, job.plan, starts.fairnessWeights) };
+  return startResearchWorkflow(starts.temporal, starts.taskQueue, input, job.accountId, timeoutMs, priority);
 }
 
 /**

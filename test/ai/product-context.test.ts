@@ -15,7 +15,7 @@ afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
 
 // The sandbox pages live on loopback, which only a development setting may reach.
-const localFetch = () => createPageFetcher({ allowPrivateNetworks: true });
+const localFetch = () => createPageFetcher({ policy: { allowedPrivateHosts: new Set(['127.0.0.1']) } });
 const deps = (env: Record<string, string> = {}) => ({
   fetchPage: localFetch(),
   ai: createAiClient(createAiConfig({ AI_SANDBOX_URL: sandbox.url, AI_MAX_RETRIES: '0', OPENAI_FAST_MODEL: 'gpt-4.1-nano', ...env }), silentLogger),
@@ -90,7 +90,7 @@ describe('guarded page fetch', () => {
 
   it('reports a missing page and a dead host as fetch failures', async () => {
     expect(await localFetch()(`${sandbox.origin}/products/no-such-product/`).catch((error: unknown) => error)).toMatchObject({ name: 'PageFetchFailed', reason: 'http_status' });
-    expect(await localFetch()('http://127.0.0.1:1/').catch((error: unknown) => error)).toMatchObject({ name: 'PageFetchFailed', reason: 'network' });
+    expect(await localFetch()('http://127.0.0.1:1/').catch((error: unknown) => error)).toMatchObject({ name: 'PageFetchFailed', reason: 'unreachable' });
   });
 
   it('classifies addresses', () => {

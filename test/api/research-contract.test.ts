@@ -128,7 +128,7 @@ describe('a research job end to end', () => {
     expect(completed.data.company?.name).toBeTruthy();
     expect(completed.data.decision_makers.length).toBeGreaterThan(0);
     expect(completed._meta?.prospect).toMatchObject({ from_cache: false, source: 'sandbox' });
-    // Posts from Social Fetch's profile-posts listing (issue 16 §4): the newest three, reposts marked.
+    // Posts from Social Fetch's profile-posts listing: the newest three, reposts marked.
     const worldPosts = personPosts(stack.providerWorld.world, person).slice(0, 3);
     expect(completed.data.prospect?.posts?.map((post) => [post.post_url, post.reshared])).toEqual(worldPosts.map((post) => [post.url, post.reshared]));
   });

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Orm } from '../../db/orm.ts';
+import { parseFairnessWeights } from '../../domain/research/fairness.ts';
 import { createAccount } from '../../services/accounts/accounts.ts';
 import { claimUnstartedJobs, markWorkflowsStarted, recordResearchJob } from '../../services/research/workflow-start-outbox.ts';
 import { startJobWorkflow, startWorkflowStartRelay } from '../../services/research/workflow-start-relay.ts';
@@ -77,7 +78,7 @@ describe('the relay query (claimUnstartedJobs)', () => {
     const all = await claim();
     expect(all.map((job) => job.id)).toEqual(oldestFirst);
     expect(all.map((job) => job.id)).not.toContain(tooYoung);
-    expect(all[0]).toEqual({ id: ids[1], accountId, submittedAt: expect.any(Date), source: 'api' });
+    expect(all[0]).toEqual({ id: ids[1], accountId, plan: 'scale', submittedAt: expect.any(Date), source: 'api' });
     expect(all[0].submittedAt.getTime()).toBeCloseTo(minutesAgo(5).getTime(), -4);
 
     // Once marked, a job is never claimed again.
@@ -128,7 +129,8 @@ describe('the relay query (claimUnstartedJobs)', () => {
 
 describe('the relay', () => {
   const taskQueue = `no-worker-${randomBytes(4).toString('hex')}`;
-  const starts = () => ({ temporal, taskQueue, deadlineMs: DEADLINE_MS });
+  // The account is on Scale: its jobs carry Scale's configured weight.
+  const starts = () => ({ temporal, taskQueue, deadlineMs: DEADLINE_MS, fairnessWeights: parseFairnessWeights('scale=2.5') });
   const relayOf = () => startWorkflowStartRelay({ ...starts(), orm, clock: () => new Date(), logger: silent, intervalMs: 60_000, batchSize: 4, graceMs: 0 });
 
   async function startInput(id: string) {
@@ -137,11 +139,11 @@ describe('the relay', () => {
     return JSON.parse(Buffer.from(payload.data!).toString('utf8'));
   }
 
-  it('starts every waiting job once, in batches, with its submission time, and marks it; a workflow that exists counts as started', async () => {
+  it('starts every waiting job once, in batches, with its submission time, its priority and its account’s fairness key and weight, and marks it; a workflow that exists counts as started', async () => {
     const submittedAt = [9, 8, 7, 6, 5, 4, 3, 2, 1, 0.5].map(minutesAgo);
     const ids = await recordJobs(submittedAt);
     // This one's first try got through, but the API died before marking it.
-    await startJobWorkflow(starts(), { id: ids[2], accountId, submittedAt: submittedAt[2], source: 'api' }, 5_000);
+    await startJobWorkflow(starts(), { id: ids[2], accountId, plan: 'scale', submittedAt: submittedAt[2], source: 'api' }, 5_000);
 
     const relay = relayOf();
     try {
@@ -155,6 +157,7 @@ describe('the relay', () => {
     for (const [index, id] of ids.entries()) {
       const description = await temporal.workflow.getHandle(id).describe();
       expect(description.status.name).toBe('RUNNING');
+      expect(description.priority).toEqual({ priorityKey: 1, fairnessKey: `account-${accountId}`, fairnessWeight: 2.5 });
       expect(await startInput(id)).toEqual({ researchId: id, submittedAtMs: submittedAt[index].getTime(), deadlineMs: DEADLINE_MS });
     }
   });

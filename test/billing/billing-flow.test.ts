@@ -144,7 +144,7 @@ describe('paid → paid upgrade', () => {
     expect(prorated).toBeGreaterThan(100);
     expect(prorated).toBeLessThan(200);
     expect((await b.ledger(accountId)).at(-1)).toMatchObject({ kind: 'plan_change', used_delta: 0, note: `upgrade to growth: ${unused} carried over + ${prorated} prorated` });
-    // What the Billing page's confirmation says (issue 16): the unused credits kept and the prorated ones added.
+    // What the Billing page's confirmation says: the unused credits kept and the prorated ones added.
     expect((await billingOverview(em(), b.billing, accountId, stripeNow)).lastPlanChange).toMatchObject({ carriedOver: unused, added: prorated });
   });
 

@@ -166,7 +166,7 @@ describe('replays', () => {
   });
 });
 
-// Issue 16 §5: credits follow what Stripe billed, however late or out of order
+// Credits follow what Stripe billed, however late or out of order
 // the events come; and an event about a subscription Stripe no longer has is
 // acknowledged without changing anything.
 

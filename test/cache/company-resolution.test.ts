@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditState, providerCalls, researchCompleted } from '../helpers/research-runs.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Where the company comes from (docs/api.md#the-result, docs/api.md#post-research; issue 3 item 4): the e-mail
+// Where the company comes from (docs/api.md#the-result, docs/api.md#post-research): the e-mail
 // domain, the caller's hints, or the person once found; a prospect found
 // nowhere still gets its company; free-mail domains are never a company.
 
@@ -90,7 +90,7 @@ describe('company_social_url', () => {
   });
 });
 
-describe('a person whose company no company endpoint knows (issue 10: anthony.young@meridianestates.ai)', () => {
+describe('a person whose company no company endpoint knows (anthony.young@meridianestates.ai)', () => {
   it('completes with the employer the person record names, and that company’s decision makers', async () => {
     const world = stack.providerWorld.world;
     // Known to both person providers; PDL knows other leaders of the company, no company endpoint knows it.

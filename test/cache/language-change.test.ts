@@ -5,7 +5,7 @@ import { judgeLanguage } from '../ai/ai-fixtures.ts';
 import { providerCalls, researchCompleted, rows, type CompletedResearch } from '../helpers/research-runs.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Issue 16 §1 (docs/decisions.md#data-and-ai): cached AI texts remember their
+// docs/decisions.md#data-and-ai: cached AI texts remember their
 // language. After the account's language changes, a job over cached data
 // rewrites only the AI texts (docs/api.md#freshness, `needsAI`, no provider call) and
 // stores them in the new language; the next job in that language is a plain

@@ -3,7 +3,7 @@ import { isFullCacheHit, planCompany, planProspect, type CachedCompany, type Cac
 import type { CompanyInsights, ProspectInsights } from '../../domain/research/insights.ts';
 import type { ResearchPlan } from '../../domain/research/pipeline.ts';
 
-// Issue 16 §1: the `needsAI` flag of docs/api.md#freshness also fires for cached AI texts
+// The `needsAI` flag of docs/api.md#freshness also fires for cached AI texts
 // in another language than the job's, and for texts of unknown language
 // (written before languages were recorded). Pure rules, fixed clock.
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../db/orm.ts';
 import { startChatSandbox, type ChatSandbox } from '../../sandbox/chat/server.ts';
 import { CHAT_MESSAGE_INTERVAL_MS, postPacedChatMessage } from '../../services/crm/chat-pacing.ts';
+import type { OutboundPolicy } from '../../integrations/web/outbound-guard.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.ts';
 
 let database: ScratchDatabase;
@@ -24,6 +25,8 @@ afterAll(async () => {
 });
 
 const message = (text: string) => ({ text, blocks: [] });
+// The stand-in listens on loopback, which only the development allow-list lets a post reach.
+const policy: OutboundPolicy = { allowedPrivateHosts: new Set(['127.0.0.1']) };
 const gapsOf = (hook: string) => {
   const times = chat.messages(hook).map((each) => Date.parse(each.at));
   return times.slice(1).map((at, index) => at - times[index]!);
@@ -35,7 +38,7 @@ describe('chat messages to one webhook', () => {
   it('from two processes at once arrive about one a second, each process\'s in its order; another webhook is not held up', async () => {
     const hook = '/services/T1/B1/paced';
     const url = `${chat.url}${hook}`;
-    const options = { chatSandboxUrl: chat.url };
+    const options = { policy };
     const startedAt = Date.now();
     const sendAll = (orm: Orm, name: string) => (async () => {
       for (let index = 0; index < 4; index++) expect((await postPacedChatMessage(() => orm.em.fork(), url, message(`${name} ${index}`), options)).outcome).toBe('posted');
@@ -60,16 +63,13 @@ describe('chat messages to one webhook', () => {
   it('after a 429 waits out its Retry-After before any process posts again', async () => {
     const hook = '/services/T1/B1/limited';
     const url = `${chat.url}${hook}`;
-    let refused = 0;
-    // Slack's answer to a burst: 429 with Retry-After (seconds); the stand-in answers the documented errors only.
-    const slackLike: typeof fetch = async (input, init) => {
-      if (refused++ === 0) return new Response('rate_limited', { status: 429, headers: { 'retry-after': '2' } });
-      return fetch(input, init);
-    };
+    // Slack's answer to a burst: 429 with Retry-After (seconds), once.
+    const told = await fetch(`${chat.url}/__admin/hooks`, { method: 'POST', body: JSON.stringify({ hook, error: 'rate_limited', times: 1, retryAfterSeconds: 2 }) });
+    expect(told.status).toBe(200);
     const at = Date.now();
-    const first = postPacedChatMessage(() => processes[0].em.fork(), url, message('retried'), { chatSandboxUrl: chat.url, fetch: slackLike });
+    const first = postPacedChatMessage(() => processes[0].em.fork(), url, message('retried'), { policy });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = postPacedChatMessage(() => processes[1].em.fork(), url, message('after'), { chatSandboxUrl: chat.url });
+    const second = postPacedChatMessage(() => processes[1].em.fork(), url, message('after'), { policy });
     expect((await Promise.all([first, second])).map((each) => each.outcome)).toEqual(['posted', 'posted']);
     const arrived = chat.messages(hook);
     expect(arrived.map((each) => each.text).sort()).toEqual(['after', 'retried']);

@@ -1,8 +1,9 @@
 // A run's batch write (services/crm/batch-write.ts; docs/crm.md#batch-writes)
 // and the write rules (docs/crm.md#write-rules) against PostgreSQL and the
 // HubSpot stand-in, with research jobs recorded as the pipeline records
-// them: two HubSpot calls per flush, a refused contact failed alone, a
-// retried flush that writes no second note, mapped properties by their
+// them: two HubSpot calls per flush (the contacts, then the notes of those
+// written), a contact HubSpot will never take (archived) failed for good with
+// no note and never taken again, a retried flush that writes no second note, mapped properties by their
 // rules, contacts sharing an e-mail flagged, and re-enrichment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CandidateVerdict } from '../../domain/crm/crm.ts';
@@ -93,12 +94,12 @@ describe('a run\'s batch write', () => {
     expect(ours.map((property) => property.name).sort()).toEqual(CRM_FIELDS.map((field) => crmPropertyName(productId, field.field)).sort());
   });
 
-  it('writes a flush in two HubSpot calls: the notes, then every contact with status completed (failed for a failed research); a repeated flush calls nothing', async () => {
+  it('writes a flush in two HubSpot calls: every contact with status completed (failed for a failed research), then the notes; a repeated flush calls nothing', async () => {
     const { accountId, productId } = await connectedIntegration(stack, crm, { researchLimit: 5 });
     const { plan, items } = await runToWrite(accountId, productId, { lastFails: true });
     const since = new Date().toISOString();
     const outcomes = await writeContactsBatch(crm.deps, plan, items, { isRetry: false });
-    expect(await callsSince(since)).toEqual(['POST /crm/v3/objects/notes/batch/create 201', 'POST /crm/v3/objects/contacts/batch/update 200']);
+    expect(await callsSince(since)).toEqual(['POST /crm/v3/objects/contacts/batch/update 200', 'POST /crm/v3/objects/notes/batch/create 201']);
     expect(outcomes.map((outcome) => outcome.outcome)).toEqual(['researched', 'researched', 'researched', 'researched', 'failed']);
     const status = crmPropertyName(productId, 'status');
     for (const item of items.slice(0, 4)) {
@@ -118,18 +119,32 @@ describe('a run\'s batch write', () => {
     expect(await callsSince(again)).toEqual([]);
   });
 
-  it('a contact gone from HubSpot fails alone (a 207), the others are written', async () => {
+  it('a contact archived in HubSpot since the search fails alone (a 207 OBJECT_NOT_FOUND), for good: no note, never taken again; the others are written', async () => {
     const { accountId, productId } = await connectedIntegration(stack, crm, { researchLimit: 3, minScore: 0 });
     const { plan, items } = await runToWrite(accountId, productId);
     const gone = items[1]!.contact.contactId;
     const kept = crm.hubspot.portal().contacts.get(gone)!;
+    const notesBefore = notesOf(gone).length;
     crm.hubspot.portal().contacts.delete(gone);
+    const since = new Date().toISOString();
     const outcomes = await writeContactsBatch(crm.deps, plan, items, { isRetry: false });
     crm.hubspot.portal().contacts.set(gone, kept);
+    expect(await callsSince(since)).toEqual(['POST /crm/v3/objects/contacts/batch/update 207', 'POST /crm/v3/objects/notes/batch/create 201']);
     expect(outcomes.map((outcome) => outcome.outcome)).toEqual(['researched', 'failed', 'researched']);
-    expect(outcomes[1]!.error).toMatch(/^HubSpot refused the note: VALIDATION_ERROR/);
+    expect(outcomes[1]!.error).toMatch(/^HubSpot refused the write for good \(not tried again\): OBJECT_NOT_FOUND/);
+    expect(notesOf(gone)).toHaveLength(notesBefore);
     const [row] = await em().execute('select outcome, error from crm_sync_contact where run_id = ? and contact_id = ?', [plan.runId, gone]);
-    expect(row.outcome).toBe('failed');
+    expect(row).toEqual({ outcome: 'failed', error: outcomes[1]!.error });
+    const [state] = await em().execute('select status from crm_contact_state where product_id = ? and contact_id = ?', [productId, gone]);
+    expect(state.status).toBe('refused');
+
+    // Restored in HubSpot (search finds it again), it is still not taken: no second research, no second charge.
+    await finishCrmRun(crm.deps, plan, { status: 'completed', reason: null, creditsUsed: 3 });
+    const next = await startCrmRun(crm.deps, { productId, runId: `batch-run-${productId}-${runs++}`, trigger: 'manual' });
+    const { taken } = await findAndClaimCandidates(crm.deps, next);
+    expect(taken.map((contact) => contact.contactId)).not.toContain(gone);
+    const settings = (await getCrmSettings(em(), productId))!;
+    expect((await previewCrmRun(crm.deps, settings, String(crm.hubspot.portal().portalId))).taken.map((contact) => contact.contactId)).not.toContain(gone);
   });
 
   it('a flush retried after the notes\' answer was lost finds the notes HubSpot made and writes no second one', async () => {
@@ -145,9 +160,9 @@ describe('a run\'s batch write', () => {
     const since = new Date().toISOString();
     const outcomes = await writeContactsBatch(crm.deps, plan, items, { isRetry: true });
     expect(outcomes.every((outcome) => outcome.outcome === 'researched')).toBe(true);
+    // The contacts were written before the notes: read back completed, their notes found; nothing written again.
     expect(await callsSince(since)).toEqual([
       'POST /crm/v3/objects/contacts/batch/read 200', 'POST /crm/v4/associations/contacts/notes/batch/read 200', 'POST /crm/v3/objects/notes/batch/read 200',
-      'POST /crm/v3/objects/contacts/batch/update 200',
     ]);
     for (const item of items) {
       expect(added(item.contact.contactId)).toBe(1);
@@ -168,7 +183,10 @@ describe('a run\'s batch write', () => {
     const since = new Date().toISOString();
     const outcomes = await writeContactsBatch(crm.deps, plan, items, { isRetry: true });
     expect(outcomes.map((outcome) => outcome.outcome)).toEqual(['researched', 'researched']);
-    expect(await callsSince(since)).toEqual(['POST /crm/v3/objects/contacts/batch/read 200']);
+    // Read back: completed, and each note found by its body (the note ids were lost with the commit).
+    expect(await callsSince(since)).toEqual([
+      'POST /crm/v3/objects/contacts/batch/read 200', 'POST /crm/v4/associations/contacts/notes/batch/read 200', 'POST /crm/v3/objects/notes/batch/read 200',
+    ]);
     expect(items.map((item) => notesOf(item.contact.contactId).length)).toEqual(notes);
   });
 });
@@ -212,7 +230,7 @@ describe('write rules', () => {
     expect(outcomes.every((outcome) => outcome.outcome === 'researched')).toBe(true);
     // Fill-when-empty needs the contacts' values now: one read beside the two writes.
     expect(await callsSince(since)).toEqual([
-      'POST /crm/v3/objects/contacts/batch/read 200', 'POST /crm/v3/objects/notes/batch/create 201', 'POST /crm/v3/objects/contacts/batch/update 200',
+      'POST /crm/v3/objects/contacts/batch/read 200', 'POST /crm/v3/objects/contacts/batch/update 200', 'POST /crm/v3/objects/notes/batch/create 201',
     ]);
     const after = taken.map((contact) => contactOf(contact.contactId).properties);
     expect(after.map((properties) => properties.industry)).toEqual(['Software', 'Retail', 'Software', 'Software']);

@@ -103,7 +103,7 @@ describe('the CRM page in Chromium', () => {
     await page.getByText(/^Next run: /).waitFor();
     await expectAccessible(page);
 
-    // The lead score property offers scores, never the Record ID; the portal's fields are read once and again on Reload (issue 28).
+    // The lead score property offers scores, never the Record ID; the portal's fields are read once and again on Reload.
     await settings.getByRole('combobox', { name: 'Lead score property' }).click();
     const options = page.getByRole('listbox').getByRole('option');
     await options.first().waitFor();
@@ -130,7 +130,7 @@ describe('the CRM page in Chromium', () => {
     await expectAccessible(page);
     await fetch(`${crm.hubspot.url}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ on: 'all', serverErrorNext: 0 }) });
 
-    // Write rules (issue 28): research outputs mapped onto the portal's own properties, each with its rule; re-enrichment.
+    // Write rules: research outputs mapped onto the portal's own properties, each with its rule; re-enrichment.
     await settings.getByRole('button', { name: 'Add a property mapping' }).click();
     const mapping1 = settings.getByRole('group', { name: 'Mapping 1' });
     expect(await mapping1.getByRole('combobox', { name: 'Research output' }).inputValue()).toBe('Company Industry');
@@ -182,7 +182,7 @@ describe('the CRM page in Chromium', () => {
     expect(crm.hubspot.portal().properties.has(ownStatus)).toBe(true);
     await expectAccessible(page);
 
-    // A contact whose name is as long as HubSpot allows (65,536 characters) is shown cut to a readable length (issue 25).
+    // A contact whose name is as long as HubSpot allows (65,536 characters) is shown cut to a readable length.
     const added = await fetch(`${crm.hubspot.url}/__admin/contacts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -229,7 +229,7 @@ describe('the CRM page in Chromium', () => {
     await runs.getByRole('cell', { name: 'Completed' }).waitFor({ timeout: 90_000 });
     const contacts = page.getByRole('table', { name: 'Contacts of the last run' });
     expect(await contacts.getByRole('row').filter({ hasText: 'Researched' }).count()).toBe(3);
-    // The page open through the whole run read its progress from our records: the one property listing is the run's own (issue 28).
+    // The page open through the whole run read its progress from our records: the one property listing is the run's own.
     expect((await hubspotCalls(runStartedAt)).filter((call) => call.method === 'GET' && call.path === '/crm/v3/properties/contacts')).toHaveLength(1);
     // Once the run ended the preview was read again by itself: the contacts just researched are no longer the next run's.
     const researchedEmails = emailsIn(await contacts.getByRole('row').filter({ hasText: 'Researched' }).getByRole('rowheader').allInnerTexts());

@@ -102,10 +102,10 @@ describe('the CRM page API', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.body.fields).toMatchObject({ researchLimit: expect.stringContaining('50'), hourUtc: expect.stringContaining('23') });
-    const second = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'email', chatWebhookUrl: 'https://127.0.0.1/hook', digestEmail: 'not an address' });
+    const second = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), scoreProperty: 'email', chatWebhookUrl: 'https://[::ffff:10.0.0.1]/hook', digestEmail: 'not an address' });
     expect(second.body.fields).toEqual({
       scoreProperty: 'email is not a HubSpot number field that can be a lead score. If you created it just now, reload the fields from HubSpot.',
-      chatWebhookUrl: 'The webhook address must point to a public server.',
+      chatWebhookUrl: '[::ffff:10.0.0.1] is a private, loopback or reserved address, which we never contact.',
       digestEmail: 'Enter an e-mail address, or leave it empty for the account e-mail.',
     });
     const plainHttp = await alice.put(`/app/api/crm/products/${productId}/settings`, { ...validSettings(), chatWebhookUrl: 'http://example.com/hook' });
@@ -170,7 +170,7 @@ describe('the CRM page API', () => {
     expect((await bob.get('/app/api/crm/score-properties')).status).not.toBe(200);
   });
 
-  it('write rules and re-enrichment (issue 28): properties a mapping can write, field errors, saved, and the preview\'s writes and credits', async () => {
+  it('write rules and re-enrichment: properties a mapping can write, field errors, saved, and the preview\'s writes and credits', async () => {
     // A number property the portal's admins added: known once the properties are read again.
     addPortalNumberProperty(crm.hubspot);
     const portal = await alice.post('/app/api/crm/score-properties/refresh');

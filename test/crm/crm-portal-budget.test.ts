@@ -186,6 +186,21 @@ describe('a budget per CRM', () => {
     expect(stillHeld.waitMs).toBeLessThanOrEqual(5_000);
   });
 
+  it('an allowance\'s hold-off keeps its reason: another process meeting it is told why and until when, and a shorter hold-off after it changes neither', async () => {
+    const inPipedrive: PortalKey = { provider: 'pipedrive', portalId: '9100013' };
+    const reason = "Pipedrive's daily API token budget is down to the 30% kept for the company's own use (8000 of 30000 tokens left)";
+    await holdOffPortal(processes[0]!.em.fork(), inPipedrive, ['burst'], 3_600_000, reason);
+    // A 429's short hold-off meanwhile: the longer one and its reason stay.
+    await holdOffPortal(processes[2]!.em.fork(), inPipedrive, ['burst'], 2_000);
+    const budget = createPortalBudgets({ em: () => processes[1]!.em.fork() }).forPortal(inPipedrive, { burst: { windowMs: 2_000, max: 70 } });
+    const error = await budget.acquire('burst').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CrmUnavailable);
+    const { holdOff } = error as CrmUnavailable;
+    expect(holdOff?.reason).toBe(reason);
+    expect(Math.abs(holdOff!.until.getTime() - (Date.now() + 3_600_000))).toBeLessThan(10_000);
+    expect((error as Error).message).toContain(reason);
+  });
+
   it('one process\'s budget objects of two CRMs with the same portal id and kind neither queue behind each other nor share a hold-off', async () => {
     const budgets = createPortalBudgets({ em: () => processes[0]!.em.fork() });
     const windows = { general: { windowMs: 3_000, max: 1 } };

@@ -6,6 +6,7 @@
 // a 400, Salesforce's admin steps, and disconnecting to choose again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
+import { DOCUMENTED_LIMITS } from '../../sandbox/pipedrive/limits.ts';
 import { SANDBOX_CLIENT_ID as PIPEDRIVE_ID, SANDBOX_CLIENT_SECRET as PIPEDRIVE_SECRET, startPipedriveSandbox, type PipedriveSandbox } from '../../sandbox/pipedrive/server.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { SANDBOX_CLIENT_ID as SALESFORCE_ID, SANDBOX_CLIENT_SECRET as SALESFORCE_SECRET, startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/server.ts';
@@ -98,6 +99,24 @@ describe('the CRM page API with three CRMs', () => {
     const preview = await alice.get(`/app/api/crm/products/${productId}/preview`);
     expect(preview.status).toBe(200);
     expect(preview.body.taken[0].recordUrl).toBe(`${pipedrive.url}/person/${preview.body.taken[0].contactId}`);
+
+    // The company's day of API tokens down to the reserve we leave it: the preview says so, and until when
+    // (midnight UTC, when Pipedrive's day turns; times are UTC throughout the dashboard), both when Pipedrive's
+    // answer shows it and while the hold-off lasts.
+    pipedrive.setDailySpent(DOCUMENTED_LIMITS.dailyTokens - 9_000);
+    const midnight = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1));
+    const until = `${new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(midnight)} UTC`;
+    try {
+      for (const attempt of ['answered', 'held off']) {
+        const held = await alice.get(`/app/api/crm/products/${productId}/preview`);
+        expect([held.status, held.body.error], attempt).toEqual([503, 'crm_unavailable']);
+        expect(held.body.message, attempt).toMatch(/^Pipedrive's daily API token budget is down to the 30% kept for the company's own use \(\d+ of 30000 tokens left\)\. /);
+        expect(held.body.message, attempt).toContain(`Nothing is sent to Pipedrive until ${until}; runs wait and go on then.`);
+      }
+    } finally {
+      pipedrive.setDailySpent(0);
+      await em().execute(`update crm_portal_budget set held_until = now(), held_reason = null where provider = 'pipedrive'`);
+    }
 
     // The owner deletes the field in Pipedrive: the preview says what Pipedrive refused.
     pipedrive.company().fields.delete([...pipedrive.company().fields.values()].find((field) => field.key === score.name)!.id);

@@ -197,6 +197,11 @@ describe.each(['pipedrive', 'salesforce'] as const)('%s end to end', (crm: Porta
     const [budget] = await em().execute('select min(held_until) as held from crm_portal_budget where provider = ? and portal_id = ?', [crm, portalId]);
     expect(Math.abs(new Date(budget.held).getTime() - backAt)).toBeLessThan(60_000);
     expect(timestampMs(pending.nextAttemptScheduleTime)).toBeGreaterThan(backAt - 60_000);
+    // The run, still running, says why it waits and until when (the CRM page shows it beside "Running").
+    const [waiting] = await em().execute('select status, waiting_until, waiting_reason from crm_sync_run where id = ?', [handle.workflowId]);
+    expect(waiting.status).toBe('running');
+    expect(Math.abs(new Date(waiting.waiting_until).getTime() - backAt)).toBeLessThan(60_000);
+    expect(waiting.waiting_reason).toMatch(crm === 'pipedrive' ? /^Pipedrive's daily API token budget is down to the 30% kept for the company's own use/ : /^Salesforce's 24-hour API allowance/);
     // Held off: nothing more reaches the CRM meanwhile.
     const callsThen = (await statusesSince(crm, since)).length;
     expect(callsThen).toBeLessThanOrEqual(2);
@@ -259,13 +264,24 @@ describe('Salesforce alone', () => {
   /** The product's fields on an object, as the org's metadata has them (granted or not). */
   const ownFieldsOn = (object: 'Contact' | 'Lead', productId: number) => [...salesforce().sandbox.org().objects.get(object)!.fields.keys()].filter((name) => name.startsWith(`Pe_${productId}_`));
 
-  it('with Leads chosen, a run reads and writes Leads, and leaves Contacts alone', async () => {
+  const leads = () => salesforce().sandbox.org().objects.get('Lead')!.records;
+
+  it('with Leads chosen, a run reads and writes Leads, and leaves Contacts alone; a converted Lead is neither taken, charged nor noted', async () => {
     const ids = await integration(salesforce(), { researchLimit: 2, crmObject: 'Lead' });
+    // The org's best Lead was converted: Salesforce keeps it queryable, with its score, and refuses every write to it.
+    const converted = [...leads().values()].filter((lead) => lead.IsConverted === true);
+    expect(converted.length).toBeGreaterThan(0);
     const notesBefore = salesforce().noteCounts();
     const result = await run(ids.productId);
-    expect(result).toMatchObject({ status: 'completed', counts: { researched: 2, failed: 0 } });
+    expect(result).toMatchObject({ status: 'completed', counts: { researched: 2, failed: 0, creditsUsed: 2 } });
     const taken = await takenOf(result.runId);
     expect(taken.map((row) => row.contact_id.slice(0, 3))).toEqual(['00Q', '00Q']);
+    const found: Array<{ contact_id: string }> = await em().execute('select contact_id from crm_sync_contact where run_id = ?', [result.runId]);
+    for (const lead of converted) {
+      expect(found.map((row) => row.contact_id)).not.toContain(lead.Id);
+      expect(salesforce().notesOf(lead.Id)).toBe(notesBefore.get(lead.Id) ?? 0);
+    }
+    expect((await creditsOf(stack, ids.accountId)).used).toBe(2);
     await expectWrittenOnce(salesforce(), result, ids, notesBefore);
     expect(ownFieldsOn('Lead', ids.productId)).toHaveLength(9);
     expect(ownFieldsOn('Contact', ids.productId)).toEqual([]);
@@ -322,6 +338,52 @@ describe('Salesforce alone', () => {
     expect(ready.body).toEqual({ ready: true });
     expect(ownFieldsOn('Contact', productId)).toHaveLength(9);
   }, 120_000);
+});
+
+describe.each(['pipedrive', 'salesforce'] as const)('%s: a record the CRM will never let us write', (crm: PortalCrm) => {
+  const portal = () => portals[crm];
+  /** Makes a record unwritable as a user would in the CRM (a Lead converted, a person deleted), or undoes it. */
+  const setUnwritable = async (recordId: string, isUnwritable: boolean) => {
+    if (crm === 'salesforce') portals.salesforce.sandbox.org().objects.get('Lead')!.records.get(recordId)!.IsConverted = isUnwritable;
+    else if (isUnwritable) await fetch(`${portal().url}/__admin/persons/delete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids: [Number(recordId)] }) });
+    else portals.pipedrive.sandbox.company().persons.get(Number(recordId))!.is_deleted = false;
+  };
+
+  it('made so mid-run, it is refused for good with the CRM\u2019s reason: no note, not taken again by the next run, never charged twice', async () => {
+    const ids = await integration(portal(), { researchLimit: 2, ...(crm === 'salesforce' ? { crmObject: 'Lead' as const } : {}) });
+    stack.providerWorld.setLatency({ '*': { meanMs: 300 } });
+    const handle = await start(ids.productId);
+    await until(async () => (await takenOf(handle.workflowId)).length === 2);
+    const [lost, kept] = (await takenOf(handle.workflowId)).map((row) => row.contact_id);
+    const notesBefore = portal().noteCounts();
+    await setUnwritable(lost!, true);
+    const result = (await handle.result()) as CrmSyncResult;
+    stack.providerWorld.setLatency(null);
+    // Researched (the research was done, and its result stays on the Jobs page): one credit each, as for any contact.
+    expect(result).toMatchObject({ status: 'completed', counts: { researched: 1, failed: 1, creditsUsed: 2 } });
+    const rows: Array<{ contact_id: string; outcome: string; error: string | null }> = await em().execute('select contact_id, outcome, error from crm_sync_contact where run_id = ? order by position', [result.runId]);
+    const refused = rows.find((row) => row.contact_id === lost)!;
+    expect(refused.outcome).toBe('failed');
+    expect(refused.error).toMatch(crm === 'salesforce'
+      ? /^Salesforce refused the write for good \(not tried again\): CANNOT_UPDATE_CONVERTED_LEAD: cannot reference converted lead$/
+      : /^Pipedrive refused the write for good \(not tried again\): Pipedrive answered 410: Person has been deleted$/);
+    expect(portal().notesOf(lost!)).toBe(notesBefore.get(lost!) ?? 0);
+    expect(portal().notesOf(kept!)).toBe((notesBefore.get(kept!) ?? 0) + 1);
+    const [state] = await em().execute('select status from crm_contact_state where product_id = ? and contact_id = ?', [ids.productId, lost]);
+    expect(state.status).toBe('refused');
+
+    // Even were the CRM to offer it again, no later run takes it: no second research, no second charge, no note.
+    await setUnwritable(lost!, false);
+    const second = await run(ids.productId);
+    expect(second).toMatchObject({ status: 'completed', counts: { researched: 2, failed: 0, creditsUsed: 2 } });
+    const found: Array<{ contact_id: string }> = await em().execute('select contact_id from crm_sync_contact where run_id = ?', [second.runId]);
+    expect(found.map((row) => row.contact_id)).not.toContain(lost);
+    expect(portal().notesOf(lost!)).toBe(notesBefore.get(lost!) ?? 0);
+    const jobs: Array<{ source_item: string }> = await em().execute('select source_item from research_job where account_id = ? and source_item = ?', [ids.accountId, lost]);
+    expect(jobs).toHaveLength(1);
+    expect((await creditsOf(stack, ids.accountId)).used).toBe(4);
+    await setUnwritable(lost!, true);
+  }, 180_000);
 });
 
 /** The HTTP statuses the stand-in answered API calls with since `since`. */

@@ -1,6 +1,5 @@
 // Whole sync runs (crmSyncWorkflow on a real worker, research through the
-// real pipeline) while something goes wrong, as issue 18's "Bad input and
-// faults" lists them: settings edited during a run, the access token expiring
+// real pipeline) while something goes wrong: settings edited during a run, the access token expiring
 // mid-run, 429 storms and 5xx answers on the writes, a chat webhook answering
 // 404, SMTP down. Every researched contact is researched, charged, written
 // and noted once, and nothing stays in_progress after the run.

@@ -75,14 +75,14 @@ describe('a CRM sync run', () => {
     const messages = crm.chat.messages(hook('full'));
     expect(messages).toHaveLength(researched.length + 1);
     expect(messages.at(-1)!.text).toMatch(/HubSpot contacts? researched/);
-    // Paced for the webhook, the summary in its turn too: about one a second, arrival jitter aside (issue 28).
+    // Paced for the webhook, the summary in its turn too: about one a second, arrival jitter aside.
     const postedAt = messages.map((message) => Date.parse(message.at));
     for (const [index, at] of postedAt.slice(1).entries()) expect(at - postedAt[index]!).toBeGreaterThanOrEqual(900);
     const [account] = await em().execute('select credits_used from account where id = ?', [accountId]);
     expect(account.credits_used).toBe(result.counts.creditsUsed);
     const digests = await em().execute(`select subject from email_outbox where dedupe_key = ?`, [`crm-digest:${result.runId}`]);
     expect(digests).toHaveLength(1);
-    // The digest goes out as the run ends, not at the outbox's next minute (issue 28).
+    // The digest goes out as the run ends, not at the outbox's next minute.
     const [{ owner_email: owner, finished_at: finishedAt }] = await em().execute(
       'select a.owner_email, r.finished_at from account a join crm_sync_run r on r.account_id = a.id where r.id = ?',
       [result.runId],
@@ -92,7 +92,7 @@ describe('a CRM sync run', () => {
     // Nothing stays in progress.
     const leftovers = await em().execute(`select count(*)::int as n from crm_contact_state where product_id = ? and status = 'in_progress'`, [productId]);
     expect(leftovers[0].n).toBe(0);
-    // Written in batches (issue 28): per flush one notes batch/create and one contacts batch/update, never a call per contact.
+    // Written in batches: per flush one notes batch/create and one contacts batch/update, never a call per contact.
     const { calls } = (await (await fetch(`${crm.hubspot.url}/__admin/calls?since=${encodeURIComponent(since)}`)).json()) as { calls: Array<{ method: string; path: string; portalId: number | null }> };
     const writes = calls.filter((call) => call.method !== 'GET' && call.path.startsWith('/crm/v3/objects/')).map((call) => `${call.method} ${call.path}`);
     expect(writes.filter((call) => !call.endsWith('/search') && !call.includes('/batch/'))).toEqual([]);

@@ -1,4 +1,4 @@
-// Issue 18 "Bad input and faults": the worker (worker/main.ts, research and
+// Faults: the worker (worker/main.ts, research and
 // CRM queues in one process) SIGKILLed in the middle of a 20-contact sync run.
 // Another worker finishes the run: every contact researched once, charged
 // once, written once and noted once; nothing left in progress.

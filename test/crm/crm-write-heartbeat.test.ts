@@ -1,4 +1,4 @@
-// Issue 28: a CRM write-back in flight on a worker that dies. The CRM
+// A CRM write-back in flight on a worker that dies. The CRM
 // activities heartbeat (activities/crm-sync.ts, workflows/activity-profiles.ts):
 // the write is tried again on another worker once the heartbeat timeout
 // passes, not after its 2-minute start-to-close timeout (a run took 126 s

@@ -150,7 +150,7 @@ describe('HubSpot stand-in', () => {
     expect(await read.json()).toMatchObject({ associations: { contacts: { results: [{ id: '101' }] } } });
   });
 
-  describe('batch endpoints, as HubSpot documents them (issue 28)', () => {
+  describe('batch endpoints, as HubSpot documents them', () => {
     const json = async (reply: Response) => ({ status: reply.status, body: (await reply.json()) as Record<string, unknown> & { results: Array<Record<string, unknown>>; errors?: Array<Record<string, unknown>> } });
     const association = (id: string) => [{ to: { id }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 202 }] }];
     const note = (id: string, trace?: string) => ({ properties: { hs_timestamp: new Date().toISOString(), hs_note_body: `<p>batch ${id}</p>` }, associations: association(id), ...(trace ? { objectWriteTraceId: trace } : {}) });

@@ -355,7 +355,12 @@ describe('limits and failures', () => {
       const calls = pipedrive.calls().length;
       const error = await adapter.readContacts(product.id, ['1'], []).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(CrmUnavailable);
-      expect((error as Error).message).toMatch(/reserve/);
+      expect((error as Error).message).toMatch(/^Pipedrive's daily API token budget is down to the 30% kept for the company's own use \(\d+ of 30000 tokens left\)$/);
+      // Why and until when, for the preview and the run to say: the next midnight UTC, when Pipedrive's day turns.
+      const now = new Date();
+      expect((error as CrmUnavailable).holdOff).toEqual({
+        reason: (error as Error).message, until: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)),
+      });
       expect(pipedrive.calls().length).toBe(calls + 1);
       expect(budget.holdOffs).toHaveLength(1);
       expect(budget.holdOffs[0]).toBeGreaterThan(0);

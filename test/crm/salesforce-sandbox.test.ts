@@ -132,6 +132,28 @@ describe('the REST API', () => {
     expect((await tooMany.json())[0].errorCode).toBe('EXCEEDED_ID_LIMIT');
   });
 
+  it('a converted Lead stays queryable and refuses every update (CANNOT_UPDATE_CONVERTED_LEAD), as Salesforce documents it', async () => {
+    const { access_token: token } = await session();
+    const leads = [...sf.org().objects.get('Lead')!.records.values()];
+    const converted = leads.find((lead) => lead.IsConverted === true)!;
+    const open = leads.find((lead) => lead.IsConverted === false)!;
+    const query = async (soql: string) => (await (await api(token!, `/query?q=${encodeURIComponent(soql)}`)).json()) as { records: Array<{ Id: string }> };
+    expect((await query('SELECT Id FROM Lead WHERE IsConverted = true')).records.map((record) => record.Id)).toContain(converted.Id);
+    expect((await query('SELECT Id FROM Lead WHERE IsConverted = false')).records.map((record) => record.Id)).not.toContain(converted.Id);
+    const answer = await api(token!, '/composite/sobjects', {
+      method: 'PATCH',
+      body: JSON.stringify({ allOrNone: false, records: [{ attributes: { type: 'Lead' }, id: converted.Id, Title: 'CTO' }, { attributes: { type: 'Lead' }, id: open.Id, Title: 'CTO' }] }),
+    });
+    expect(await answer.json()).toEqual([
+      { id: converted.Id, success: false, errors: [{ statusCode: 'CANNOT_UPDATE_CONVERTED_LEAD', message: 'cannot reference converted lead', fields: [] }] },
+      { id: open.Id, success: true, errors: [] },
+    ]);
+    expect(converted.Title).not.toBe('CTO');
+    // IsConverted is set by a conversion, never by an update.
+    const [set] = await (await api(token!, '/composite/sobjects', { method: 'PATCH', body: JSON.stringify({ records: [{ attributes: { type: 'Lead' }, id: open.Id, IsConverted: true }] }) })).json();
+    expect(set.errors[0].statusCode).toBe('INVALID_FIELD_FOR_INSERT_UPDATE');
+  });
+
   it('creates a ContentNote (new lines stripped, unescaped text refused) and links it; its body is read on its own', async () => {
     const { access_token: token } = await session();
     const contact = [...sf.org().objects.get('Contact')!.records.keys()][0]!;

@@ -8,7 +8,7 @@ import { ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAcces
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Issue 13: a person pays on the Stripe stand-in's hosted page and the plan
+// A person pays on the Stripe stand-in's hosted page and the plan
 // changes through the verified webhook; a downgrade waits for the cycle's end.
 let stack: TestStack;
 let stripe: StripeSandbox;
@@ -50,7 +50,7 @@ describe('billing in Chromium', () => {
     const accountId = (await client.get('/app/api/me')).body.accountId as number;
     const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     const page = await context.newPage();
-    // One credit used on Free before paying: after Checkout starts a new cycle it stays readable on Usage (issue 16).
+    // One credit used on Free before paying: after Checkout starts a new cycle it stays readable on Usage.
     const { key } = (await client.post('/app/api/keys', { name: 'Ledgerly', description: 'Bookkeeping', keyFeatures: ['ledgers'], targetCustomers: ['accountants'], productUrl: null })).body;
     expect((await stack.api.research(key, { email: 'cfo@ledger-customer.example' })).status).toBe(202);
     await page.goto('/app/sign-in');
@@ -79,9 +79,9 @@ describe('billing in Chromium', () => {
     await dialog.getByRole('button', { name: 'Continue to payment' }).click();
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.getByRole('status').filter({ hasText: 'Payment confirmed: you are on the Growth plan' }).waitFor({ timeout: 30_000 });
-    // Issue 16: the confirmation alone, not beside the "Stripe is confirming" notice.
+    // The confirmation alone, not beside the "Stripe is confirming" notice.
     expect(await page.getByRole('main').getByRole('status').allInnerTexts()).toEqual([expect.stringContaining('Payment confirmed')]);
-    // Issue 16: the confirmation says what was carried over (the 2 unused Free credits) and what the plan added.
+    // The confirmation says what was carried over (the 2 unused Free credits) and what the plan added.
     expect(await page.getByRole('main').getByRole('status').innerText()).toBe('Payment confirmed: you are on the Growth plan with 202 credits this cycle (2 carried over, 200 added).');
     expect(await seriousAccessibilityFindings(page)).toEqual([]);
     const upgraded = await stack.orm.em.fork().findOneOrFail(Account, accountId);

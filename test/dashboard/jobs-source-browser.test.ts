@@ -1,4 +1,4 @@
-// Issue 20: the Jobs page says where each job came from (API, a list by name,
+// The Jobs page says where each job came from (API, a list by name,
 // CRM), and a list's jobs link to their list. In Chromium, by role and label,
 // with an axe scan.
 import type { Browser } from 'playwright-core';

@@ -7,7 +7,7 @@ import { creditsOf, listCustomer, type ListCustomer } from '../helpers/lists.ts'
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Issue 20: a salesperson's list in Chromium, upload → map → preview → run →
+// A salesperson's list in Chromium, upload → map → preview → run →
 // progress → download, by role and label, with an axe scan of every state.
 // The stack starts without a worker so a started list stays running while the
 // page is looked at; the worker is added to let it finish.
@@ -134,7 +134,7 @@ describe('the Lists page in Chromium', () => {
     // At 0 % the bar's filled part has no width: present to screen readers, not visible.
     await progress.waitFor({ state: 'attached' });
     expect(await progress.getAttribute('aria-valuenow')).toBe('0');
-    // No row has finished yet: the page makes no guess from other jobs (issue 25).
+    // No row has finished yet: the page makes no guess from other jobs.
     await page.getByRole('status').filter({ hasText: '0 done, 0 failed, 4 remaining · estimating the time left' }).waitFor();
     await page.getByRole('button', { name: 'Cancel list' }).click();
     const dialog = page.getByRole('dialog', { name: 'Cancel this list?' });
@@ -220,7 +220,7 @@ describe('the Lists page in Chromium', () => {
     await context.close();
   }, 300_000);
 
-  // Issue 25 §3: what the page shows of the cells, and a cancelled list.
+  // What the page shows of the cells, and a cancelled list.
   it('cuts a 1 MB cell, skips a blank line, shows invalid rows\' cells, IDN domains in their own letters and a cue on a box that scrolls', async () => {
     const customer = await listCustomer(stack, mail, 'starter');
     page = await signIn(customer);

@@ -7,7 +7,7 @@ import { accessibleDescription, ensureDashboardBuilt, launchChromium, seriousAcc
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Issue 16, sections 2 and 3: the states the first scans missed (every dialog step, every field error, every alert
+// The states the first scans missed (every dialog step, every field error, every alert
 // colour) and the rough edges a new user met. Found by role and label; every state is scanned with axe.
 let stack: TestStack;
 let mail: TestMailSandbox;
@@ -60,7 +60,7 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 }
 
-describe('issue 16 in Chromium', () => {
+describe('rough edges in Chromium', () => {
   it('a too-short password is said once, marks the field invalid, and its red text is readable', async () => {
     const { context, page } = await newPage();
     await page.goto('/app/sign-up');

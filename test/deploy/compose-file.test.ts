@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { CRM_SEARCH_ATTRIBUTES } from '../../domain/crm/crm.ts';
 import { RESEARCH_SEARCH_ATTRIBUTES } from '../../domain/research/contract.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
-import { ensureTemporalCli } from '../../scripts/lib/temporal-server.ts';
+import { FAIRNESS_DYNAMIC_CONFIG, ensureTemporalCli } from '../../scripts/lib/temporal-server.ts';
 import { WORKER_ROLES } from '../../worker/role-names.ts';
 
 // deploy/compose.yaml cannot run here (no Docker): it is validated against the
@@ -154,6 +154,12 @@ describe('deploy/compose.yaml', () => {
     expect(services['temporal-setup']!.depends_on).toEqual({ temporal: { condition: 'service_healthy' } });
     expect(services['temporal-ui']!.depends_on).toEqual({ temporal: { condition: 'service_healthy' } });
     expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'temporal-postgresql', DYNAMIC_CONFIG_FILE_PATH: 'config/dynamicconfig/docker.yaml' });
+  });
+
+  it('turns Task Queue Fairness on with the dev server’s settings', () => {
+    const dynamicConfig = parse((compose as unknown as { configs: Record<string, { content: string }> }).configs['temporal-dynamic-config']!.content) as Record<string, Array<{ value: unknown }>>;
+    expect(FAIRNESS_DYNAMIC_CONFIG['matching.enableFairness']).toBe(true);
+    for (const [name, value] of Object.entries(FAIRNESS_DYNAMIC_CONFIG)) expect(dynamicConfig[name], name).toEqual([{ value, constraints: {} }]);
   });
 
   it('registers every search attribute the app sets on research workflows, CRM Schedules and sync runs', () => {

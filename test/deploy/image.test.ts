@@ -50,6 +50,7 @@ describe.skipIf(!canBuildImages)('the image', () => {
       AI_SANDBOX_URL: model.url,
       AUTH_SECRET: randomBytes(36).toString('base64'),
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+      METRICS_BEARER_TOKEN: randomBytes(24).toString('hex'),
       CRM_TOKEN_KEY: randomBytes(32).toString('base64'),
       HUBSPOT_CLIENT_ID: 'image-test',
       HUBSPOT_CLIENT_SECRET: randomBytes(16).toString('hex'),

@@ -59,7 +59,7 @@ export async function startCrmFixture(options: { world: World; em: () => EntityM
   ]);
   const env = {
     HUBSPOT_CLIENT_ID: SANDBOX_CLIENT_ID, HUBSPOT_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
-    HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url, HUBSPOT_APP_BASE: hubspot.url, CRM_CHAT_SANDBOX_URL: chat.url,
+    HUBSPOT_API_BASE: hubspot.url, HUBSPOT_OAUTH_BASE: hubspot.url, HUBSPOT_APP_BASE: hubspot.url, CRM_CHAT_SANDBOX_URL: chat.url, ALLOW_PRIVATE_HOSTS: '127.0.0.1',
   };
   const { config, kits, tokens, deps } = crmTestDeps({ env, em: options.em, onPaused: options.onPaused });
   const oauth = kits.hubspot!.oauth;

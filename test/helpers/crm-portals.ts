@@ -107,7 +107,7 @@ export async function startCrmPortals(options: { world: World; em: () => EntityM
   const env = {
     PIPEDRIVE_CLIENT_ID, PIPEDRIVE_CLIENT_SECRET, PIPEDRIVE_OAUTH_BASE: pipedriveSandbox.url, PIPEDRIVE_API_BASE: pipedriveSandbox.url,
     SALESFORCE_CLIENT_ID, SALESFORCE_CLIENT_SECRET, SALESFORCE_LOGIN_BASE: salesforceSandbox.url,
-    CRM_CHAT_SANDBOX_URL: chat.url,
+    CRM_CHAT_SANDBOX_URL: chat.url, ALLOW_PRIVATE_HOSTS: '127.0.0.1',
   };
   const { config, kits, tokens, deps } = crmTestDeps({ env, em: options.em, onPaused: options.onPaused, retry: PORTALS_TEST_RETRY });
 

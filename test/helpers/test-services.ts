@@ -49,6 +49,8 @@ export async function startTestServices(): Promise<TestServices> {
       TEMPORAL_ADDRESS: temporal.address,
       TEST_WORKFLOW_BUNDLE: bundlePath,
       TEST_WORK_DIR: workDir,
+      // The stand-ins listen on loopback: the outbound guard lets the tests reach them, as `npm run dev` does.
+      ALLOW_PRIVATE_HOSTS: '127.0.0.1',
     },
     async stop() {
       await temporal.process.stop();

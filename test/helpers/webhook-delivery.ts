@@ -7,7 +7,7 @@ import { createWebhookWorker } from '../../worker/webhook-worker.ts';
 import type { TestStack } from './test-stack.ts';
 
 /** The development allow-list the tests use (the receiver is on loopback); the API is told the same through `apiEnv`. */
-export const WEBHOOK_TEST_ENV = { WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1' };
+export const WEBHOOK_TEST_ENV = { ALLOW_PRIVATE_HOSTS: '127.0.0.1' };
 
 export interface TestWebhooks {
   receiver: WebhookReceiver;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { rawRequest } from './raw-http.ts';
 
-// Issue 5, hostile input on POST /research: nothing malformed is accepted,
+// Hostile input on POST /research: nothing malformed is accepted,
 // every refusal is a clean 4xx with a JSON error, and no refusal costs a credit.
 
 let stack: TestStack;

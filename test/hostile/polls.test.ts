@@ -14,7 +14,7 @@ import { KeyLastUse } from '../../services/accounts/key-last-use.ts';
 import { ormConfig } from '../../db/orm.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-// Issue 5 / docs/decisions.md#error-bodies: an unknown id, a malformed id and an id of another
+// docs/decisions.md#error-bodies: an unknown id, a malformed id and an id of another
 // account give the same 404, by the same code path, so polling cannot tell
 // whether someone else's job exists.
 

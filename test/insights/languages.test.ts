@@ -5,7 +5,7 @@ import { judgeLanguage } from '../ai/ai-fixtures.ts';
 import { SAMPLE_PRODUCT, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { isEnglishTitle, modelUsageOf, pickPeople, requestsAbout, research, type Completed } from './insight-helpers.ts';
 
-// Issue 4 through the real pipeline: API → workflow → real OpenAI client → model sandbox → API reply.
+// Languages through the real pipeline: API → workflow → real OpenAI client → model sandbox → API reply.
 
 let stack: TestStack;
 const results = new Map<Language, { reply: Completed; names: string[]; sourceDescription: string }>();

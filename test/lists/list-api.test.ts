@@ -1,4 +1,4 @@
-// The Lists API's answers to bad input (issue 20 "Bad input"): each one a
+// The Lists API's answers to bad input: each one a
 // clear message under its own code, and nothing charged or started. No
 // worker runs here: a started list stays running, which the plan limit needs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,7 +168,7 @@ describe('starting a list', () => {
   });
 });
 
-// Issue 25 §3, through HTTP on a list that stays running (no worker here).
+// What the page shows of a list's cells, through HTTP on a list that stays running (no worker here).
 describe('a list with a blank line, an internationalised domain and empty cells', () => {
   it('skips the blank line, shows the domain in its own letters, makes no time guess and quotes every cell of the download', async () => {
     const kim = addresses(1)[0]!;

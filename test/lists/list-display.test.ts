@@ -4,7 +4,7 @@ import { buildListPreview, mappingError, parseListText, type ParsedList } from '
 import { SHOWN_TEXT_CHARS, shortText } from '../../domain/shown-text.ts';
 import { draftReply, type ListRow } from '../../services/lists/lists.ts';
 
-// Issue 25: what the Lists page shows of a list's cells. A 1 MB cell was
+// What the Lists page shows of a list's cells. A 1 MB cell was
 // printed whole (a page 336,071 px tall), an invalid row showed "—" for its
 // e-mail, and an internationalised domain showed in its ASCII form.
 

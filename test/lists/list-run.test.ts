@@ -1,4 +1,4 @@
-// List runs end to end (issue 20) against the provider and model stand-ins:
+// List runs end to end against the provider and model stand-ins:
 // a 50-row list through a worker SIGKILLed mid-run, the rows in flight
 // bounded, the downloads read back; a Cancel; credits running out mid-list.
 // Nothing is lost and nothing charged twice.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listSecondsLeft } from '../../domain/lists/time-left.ts';
 
-// Issue 25: a 20-row list of 2-second rows said "about 2 minutes left", then
+// A 20-row list of 2-second rows said "about 2 minutes left", then
 // "about 1 minute", and ended 6.4 s after Start. The time left comes from the
 // list's own finished rows, laid out on the 8 rows it runs at once.
 describe('the time left of a running list', () => {

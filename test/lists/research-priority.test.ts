@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESEARCH_PRIORITY_KEY } from '../../domain/research/fanout.ts';
+import { fairnessKeyOf } from '../../domain/research/fairness.ts';
 import { listRunWorkflowId } from '../../domain/lists/lists.ts';
 import { listCustomer, uploadCsv, waitForListEnd } from '../helpers/lists.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
@@ -43,20 +44,23 @@ describe('research priority', () => {
     stack.providerWorld.setLatency({ '*': { meanMs: 40 } });
     expect((await owner.client.post(`/app/api/lists/${listId}/start`, { expectedRows: 20 })).status).toBe(202);
     const listRun = stack.temporal.workflow.getHandle(listRunWorkflowId(listId));
-    expect((await listRun.describe()).priority?.priorityKey).toBe(RESEARCH_PRIORITY_KEY.list);
+    const ownerFairness = { fairnessKey: fairnessKeyOf(owner.accountId), fairnessWeight: 1 };
+    expect((await listRun.describe()).priority).toEqual({ priorityKey: RESEARCH_PRIORITY_KEY.list, ...ownerFairness });
     const rowsQueued = async () => (await db().execute(`select id from research_job where source_ref = ? order by submitted_at`, [listId])) as Array<{ id: string }>;
     const deadline = Date.now() + 60_000;
     while ((await rowsQueued()).length < 8 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const rowsBefore = (await rowsQueued()).map((row) => row.id);
     expect(rowsBefore.length).toBeGreaterThanOrEqual(8);
 
-    const { key } = await stack.createCustomer('growth');
+    const { key, accountId } = await stack.createCustomer('growth');
     const accepted = await stack.api.research(key, { email: people[20]!.email });
     const researchId: string = accepted.body.research_id;
-    expect((await stack.temporal.workflow.getHandle(researchId).describe()).priority?.priorityKey).toBe(RESEARCH_PRIORITY_KEY.api);
+    // Each carries its account's fairness key: within a priority, accounts take turns.
+    expect((await stack.temporal.workflow.getHandle(researchId).describe()).priority)
+      .toEqual({ priorityKey: RESEARCH_PRIORITY_KEY.api, fairnessKey: fairnessKeyOf(accountId), fairnessWeight: 1 });
     const child = await stack.temporal.workflow.getHandle(rowsBefore[0]!).describe();
-    // A row's research inherits the list run's priority.
-    expect(child.priority?.priorityKey).toBe(RESEARCH_PRIORITY_KEY.list);
+    // A row's research inherits the list run's priority and weight, and names its account.
+    expect(child.priority).toEqual({ priorityKey: RESEARCH_PRIORITY_KEY.list, ...ownerFairness });
 
     expect((await stack.api.waitForEnd(key, researchId, 120_000)).body.status).toBe('completed');
     const [caller] = await db().execute(`select completed_at from research_job where id = ?`, [researchId]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyEmail } from '../../integrations/mail/templates/index.ts';
 import { launchChromium } from '../helpers/browser.ts';
 
-// Issue 16: the verification link (a long token) ran outside the card of the HTML e-mail.
+// The verification link (a long token) ran outside the card of the HTML e-mail.
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();

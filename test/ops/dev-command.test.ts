@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../lib/free-port.ts';
-import { waitFor } from '../../scripts/lib/child-process.ts';
+import { isRunning, waitFor } from '../../scripts/lib/child-process.ts';
 import { CORE_PORTS } from '../../scripts/lib/dev-ports.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 import { isPortInUse } from '../../scripts/lib/port-owner.ts';
@@ -63,6 +63,10 @@ describe('npm run dev', () => {
     for (const [index, role] of roles.entries()) {
       expect(dev.output()).toContain(`${role}-worker`.padEnd(21) + `http://127.0.0.1:${Number(env.WORKER_METRICS_PORT) + index}`);
     }
+    // The API has its one line at the top; Temporal UI and the database come before the worker processes.
+    expect(dev.output()).not.toMatch(/^\s+api\s+http/m);
+    expect(dev.output().indexOf('  Temporal UI  ')).toBeLessThan(dev.output().indexOf('  research-worker  '));
+    expect(dev.output().indexOf('  Database     ')).toBeLessThan(dev.output().indexOf('  research-worker  '));
     const webhooksProbe = `http://127.0.0.1:${Number(env.WORKER_METRICS_PORT) + 2}/readyz`;
     const before = await (await fetch(webhooksProbe)).json();
     expect(before).toMatchObject({ status: 'ok', roles: ['webhooks'] });
@@ -92,5 +96,36 @@ describe('npm run dev', () => {
     for (const variable of Object.keys(env).filter((name) => name.endsWith('PORT'))) {
       expect(await isPortInUse(Number(env[variable])), `${variable} still taken`).toBe(false);
     }
+  });
+
+  it('takes every process it started with it when SIGKILLed; the next start finds nothing left and stops promptly', { timeout: 400_000 }, async () => {
+    const env = await devEnvironment();
+    const first = startDev(env);
+    await waitFor('Ready.', async () => first.output().includes('[dev] Ready.') || first.child.exitCode !== null, 240_000).catch(() => {});
+    expect(first.output(), first.output()).toContain('[dev] Ready.');
+    const started = readdirSync(join(env.DEV_DATA_DIR, 'run')).map((file) => ({ file, pid: Number(readFileSync(join(env.DEV_DATA_DIR, 'run', file), 'utf8').match(/"pid":(\d+)/)![1]) }));
+    expect(started.map(({ file }) => file)).toEqual(expect.arrayContaining(['api.json', 'temporal.json', 'research-worker.json', 'provider-world.json']));
+    const postgresPid = Number(readFileSync(join(env.DEV_DATA_DIR, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+    const exited = once(first.child, 'exit');
+    process.kill(first.child.pid!, 'SIGKILL'); // the parent alone: its children are in process groups of their own
+    await exited;
+    for (const { file, pid } of [...started, { file: 'postgres', pid: postgresPid }]) {
+      await waitFor(`${file} (pid ${pid}) to end with npm run dev`, async () => !isRunning(pid), 60_000);
+    }
+    for (const variable of Object.keys(env).filter((name) => name.endsWith('PORT'))) {
+      expect(await isPortInUse(Number(env[variable])), `${variable} still taken`).toBe(false);
+    }
+
+    const second = startDev(env);
+    await waitFor('Ready.', async () => second.output().includes('[dev] Ready.') || second.child.exitCode !== null, 240_000).catch(() => {});
+    expect(second.output(), second.output()).toContain('[dev] Ready.');
+    expect(second.output()).not.toMatch(/left behind|Reusing/);
+    const stopped = once(second.child, 'exit');
+    const stopStarted = Date.now();
+    process.kill(-second.child.pid!, 'SIGINT');
+    const [code] = await stopped;
+    expect(code).toBe(0);
+    expect(Date.now() - stopStarted, 'Ctrl-C took too long').toBeLessThan(15_000);
   });
 });

@@ -23,11 +23,11 @@ function providedByDev(): Record<string, string> {
 }
 
 describe('the environment of npm run dev', () => {
-  it('keeps an exported WEBHOOK_ALLOW_PRIVATE_HOSTS instead of the receiver stand-in\'s 127.0.0.1', () => {
+  it('keeps an exported ALLOW_PRIVATE_HOSTS instead of the receiver stand-in\'s 127.0.0.1', () => {
     const provided = providedByDev();
-    expect(provided.WEBHOOK_ALLOW_PRIVATE_HOSTS).toBe('127.0.0.1');
-    expect(devEnvironment({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1,hooks.internal' }, provided).WEBHOOK_ALLOW_PRIVATE_HOSTS).toBe('127.0.0.1,hooks.internal');
-    expect(devEnvironment({}, provided).WEBHOOK_ALLOW_PRIVATE_HOSTS).toBe('127.0.0.1');
+    expect(provided.ALLOW_PRIVATE_HOSTS).toBe('127.0.0.1');
+    expect(devEnvironment({ ALLOW_PRIVATE_HOSTS: '127.0.0.1,hooks.internal' }, provided).ALLOW_PRIVATE_HOSTS).toBe('127.0.0.1,hooks.internal');
+    expect(devEnvironment({}, provided).ALLOW_PRIVATE_HOSTS).toBe('127.0.0.1');
   });
 
   it('lets every variable it sets yield to one in the environment', () => {
@@ -44,10 +44,10 @@ describe('the environment of npm run dev', () => {
 
   it('ranks the environment over .env over its own values', () => {
     const dotEnv = join(dir, '.env');
-    writeFileSync(dotEnv, 'WEBHOOK_ALLOW_PRIVATE_HOSTS=from-dotenv\nDASHBOARD_MODE=dist\nSMTP_HOST=\n');
-    const env: Env = { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'exported', PATH: '/usr/bin' };
+    writeFileSync(dotEnv, 'ALLOW_PRIVATE_HOSTS=from-dotenv\nDASHBOARD_MODE=dist\nSMTP_HOST=\n');
+    const env: Env = { ALLOW_PRIVATE_HOSTS: 'exported', PATH: '/usr/bin' };
     expect(loadDotEnv(dotEnv, env)).toEqual(['DASHBOARD_MODE', 'SMTP_HOST']);
     const built = devEnvironment(env, providedByDev());
-    expect(built).toMatchObject({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'exported', DASHBOARD_MODE: 'dist', SMTP_HOST: '127.0.0.1', PATH: '/usr/bin' });
+    expect(built).toMatchObject({ ALLOW_PRIVATE_HOSTS: 'exported', DASHBOARD_MODE: 'dist', SMTP_HOST: '127.0.0.1', PATH: '/usr/bin' });
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAiConfig } from '../../integrations/ai/ai-config.ts';
 import { createProviderConfig } from '../../integrations/providers/config.ts';
-import { loadConfig } from '../../lib/config.ts';
+import { loadApiConfig, loadConfig } from '../../lib/config.ts';
 import { CONFIG_ERROR_EXIT_CODE, ConfigError, envVar, loadDotEnv, parseEnv } from '../../lib/env.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 
@@ -33,7 +33,7 @@ describe('blank values count as unset', () => {
   });
 
   it('in the provider and AI settings too', () => {
-    expect(createProviderConfig({ TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: '', PROVIDER_TIMEOUT_MS: '' })).toMatchObject({ allowPrivateNetworks: false, timeoutMs: 10_000 });
+    expect(createProviderConfig({ ALLOW_PRIVATE_HOSTS: '', PROVIDER_TIMEOUT_MS: '' })).toMatchObject({ outboundPolicy: { allowedPrivateHosts: new Set() }, timeoutMs: 10_000 });
     expect(createAiConfig({ OPENAI_API_KEY: '', OPENAI_BASE_URL: ' ', AI_TIMEOUT_MS: '' })).toMatchObject({ source: 'sandbox', timeoutMs: 30_000 });
   });
 
@@ -59,8 +59,8 @@ describe('blank values count as unset', () => {
 describe('a bad value', () => {
   it('is one line naming the variable, its value and what it accepts', () => {
     expect(problemsOf(() => loadConfig({ DATABASE_URL, PORT: 'abc' }))).toEqual(['PORT="abc" is not accepted: expected a whole number from 0 to 65535']);
-    expect(problemsOf(() => createProviderConfig({ TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: 'maybe' }))).toEqual([
-      'TECH_DETECTION_ALLOW_PRIVATE_NETWORKS="maybe" is not accepted: expected true or false',
+    expect(problemsOf(() => createProviderConfig({ PROVIDER_TIMEOUT_MS: 'soon' }))).toEqual([
+      'PROVIDER_TIMEOUT_MS="soon" is not accepted: expected a whole number from 100 to 120000',
     ]);
     expect(problemsOf(() => loadConfig({ DATABASE_URL, LOG_LEVEL: 'loud', TEMPORAL_ADDRESS: 'temporal' }))).toEqual([
       'TEMPORAL_ADDRESS="temporal" is not accepted: expected host:port, e.g. 127.0.0.1:7233',
@@ -85,12 +85,34 @@ describe('a bad value', () => {
 
   it('stops the worker the same way, for its provider settings too', async () => {
     const failure = await run(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')], {
-      env: { PATH: process.env.PATH, DATABASE_URL, TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: 'sometimes' },
+      env: { PATH: process.env.PATH, DATABASE_URL, PROVIDER_TIMEOUT_MS: 'sometimes' },
     }).catch((error: { code: number; stderr: string }) => error);
     expect('code' in failure && failure.code).toBe(CONFIG_ERROR_EXIT_CODE);
     expect((failure as { stderr: string }).stderr).toBe(
-      'worker: configuration: TECH_DETECTION_ALLOW_PRIVATE_NETWORKS="sometimes" is not accepted: expected true or false\n',
+      'worker: configuration: PROVIDER_TIMEOUT_MS="sometimes" is not accepted: expected a whole number from 100 to 120000\n',
     );
+  });
+});
+
+describe("the API's /metrics in production", () => {
+  const production = { DATABASE_URL, NODE_ENV: 'production' };
+
+  it('needs METRICS_BEARER_TOKEN, since it shares the public port', () => {
+    expect(problemsOf(() => loadApiConfig({ ...production, METRICS_BEARER_TOKEN: ' ' }))).toEqual([
+      "METRICS_BEARER_TOKEN is not set: required when NODE_ENV=production, since the API's /metrics is on its public port (Prometheus sends it as `Authorization: Bearer <token>`)",
+    ]);
+    expect(loadApiConfig({ ...production, METRICS_BEARER_TOKEN: 'scrape-secret' }).metricsBearerToken).toBe('scrape-secret');
+    // Development and the worker (its metrics have their own listener) go without.
+    expect(loadApiConfig({ DATABASE_URL }).metricsBearerToken).toBeNull();
+    expect(loadConfig(production).metricsBearerToken).toBeNull();
+  });
+
+  it('without it, the API does not start: one line, exit code 78', async () => {
+    const failure = await run(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'api/main.ts')], {
+      env: { PATH: process.env.PATH, ...production },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect('code' in failure && failure.code).toBe(CONFIG_ERROR_EXIT_CODE);
+    expect((failure as { stderr: string }).stderr).toMatch(/^api: configuration: METRICS_BEARER_TOKEN is not set: required when NODE_ENV=production/);
   });
 });
 

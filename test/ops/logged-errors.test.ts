@@ -1,4 +1,4 @@
-// Errors in the JSON logs (issue 28): each with its name, message and causes,
+// Errors in the JSON logs: each with its name, message and causes,
 // wherever it is logged: under `err` or `error` by our code, and as `error`
 // by Temporal's SDK ("Activity failed"), which reached the log as `{}`.
 import { randomBytes } from 'node:crypto';

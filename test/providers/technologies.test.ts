@@ -14,10 +14,10 @@ let world: ProviderWorldHandle;
 beforeAll(async () => { world = await startWorld(); });
 afterAll(async () => { await world.close(); });
 
-const allowed = { timeoutMs: 3_000, allowPrivateNetworks: true };
+const allowed = { timeoutMs: 3_000, policy: { allowedPrivateHosts: new Set(['127.0.0.1']) } };
 
 // The same guarded fetcher serves product pages; technology detection reads any content type and cuts oversized pages.
-const fetchPublicPage = (url: string, options: { timeoutMs: number; allowPrivateNetworks?: boolean; maxBytes?: number }) =>
+const fetchPublicPage = (url: string, options: { timeoutMs: number; policy?: typeof allowed.policy; maxBytes?: number }) =>
   createPageFetcher({ ...options, oversize: 'truncate', requireHtml: false })(url);
 
 async function refusal(promise: Promise<unknown>): Promise<PageFetchRefused | PageFetchFailed> {
@@ -38,7 +38,7 @@ describe('technology detection', () => {
 
   it('reads the company’s own website through the configured site stand-in (a host map, not rewritten data)', async () => {
     const company = world.world.companies[0];
-    const env = { TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: 'true', WEBSITE_STAND_IN_URL: `${world.url}/sites` };
+    const env = { ALLOW_PRIVATE_HOSTS: '127.0.0.1', WEBSITE_STAND_IN_URL: `${world.url}/sites` };
     const sources = createEnrichmentSources(directConfig(world, env), recordingLogger());
     world.resetCalls();
     const lookup = await sources.detectTechnologies(`https://www.${company.domain}`);
@@ -67,6 +67,9 @@ describe('technology detection', () => {
     expect((await refusal(fetchPublicPage('file:///etc/passwd', strict))).reason).toBe('unsupported_scheme');
     const sources = createEnrichmentSources(directConfig(world), recordingLogger());
     expect((await sources.detectTechnologies(`${world.url}${site}`)).value).toBeNull();
+    // The site stand-in is another setting, not an allowance: without ALLOW_PRIVATE_HOSTS its loopback pages stay out of reach.
+    const standInOnly = createEnrichmentSources(directConfig(world, { WEBSITE_STAND_IN_URL: `${world.url}/sites`, PROVIDER_SANDBOX_URL: world.url }), recordingLogger());
+    expect((await standInOnly.detectTechnologies(`https://www.${world.world.companies[0].domain}`)).value).toBeNull();
   });
 
   it('follows at most 3 redirects', async () => {

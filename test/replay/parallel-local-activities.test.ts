@@ -1,4 +1,4 @@
-// Issue 21, step d: does the replay failure of parallel local activities
+// Does the replay failure of parallel local activities
 // (sdk-typescript#1744, TMPRL1100 "Activity type of recorded marker … does not
 // match") still happen on the SDK in package.json? Runs the pipeline's shape
 // with every lookup as a local activity, side by side, with delays that make

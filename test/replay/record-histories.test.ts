@@ -19,7 +19,7 @@ const HISTORIES_DIR = join(import.meta.dirname, '..', 'histories');
  * Appended to every file name, so that a recording of the current shape never
  * overwrites the histories of earlier shapes, which must keep replaying. The
  * next patched() change that alters the commands gets a new suffix.
- * `-one-lookup`: issue 21 (every part in `lookupParts`, `finishResearch` local).
+ * `-one-lookup`: every part in one activity (every part in `lookupParts`, `finishResearch` local).
  */
 const RECORDING_SUFFIX = '-one-lookup';
 

@@ -51,7 +51,7 @@ describe('first attempts from the dispatcher', () => {
   let worker: Worker;
   let workerDone: Promise<void>;
   const dispatchers: WebhookDispatcher[] = [];
-  const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+  const webhooks = loadWebhookConfig({ ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   const em = () => stack.orm.em.fork();
 
   const startDispatcher = async () => {

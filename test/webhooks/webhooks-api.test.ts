@@ -4,7 +4,7 @@ import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sand
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { WEBHOOK_TEST_ENV } from '../helpers/webhook-delivery.ts';
 
-// The Webhooks page's JSON API (issue 25): deliveries page by page and by status, and 404 for what is not the account's.
+// The Webhooks page's JSON API: deliveries page by page and by status, and 404 for what is not the account's.
 let stack: TestStack;
 let mail: TestMailSandbox;
 let alice: DashboardClient;

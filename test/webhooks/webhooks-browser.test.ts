@@ -6,7 +6,7 @@ import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sand
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startTestWebhooks, WEBHOOK_TEST_ENV, type TestWebhooks } from '../helpers/webhook-delivery.ts';
 
-// Issue 19: the Webhooks page in Chromium, delivering to the receiver stand-in.
+// The Webhooks page in Chromium, delivering to the receiver stand-in.
 let stack: TestStack;
 let mail: TestMailSandbox;
 let webhooks: TestWebhooks;

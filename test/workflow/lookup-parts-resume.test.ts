@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { startWorkerProcess } from '../helpers/worker-process.ts';
 
-// Issue 21: every enrichment part runs inside one `lookupParts` activity. A
+// Every enrichment part runs inside one `lookupParts` activity. A
 // worker killed in the middle of it loses nothing it cannot redo: the next
 // attempt (on another worker) takes the parts the first one had reported in
 // its heartbeat details and asks the providers only for the rest; the job

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { nextRunAt, type CrmSettings } from '../../../domain/crm/crm.ts';
+import { crmHoldOffText } from '../../../domain/crm/messages.ts';
 import { AppError } from '../../../domain/errors.ts';
 import { PLANS } from '../../../domain/billing/plans.ts';
 import { CRM_PROVIDER_LABELS, CRM_PROVIDERS, type CrmConnectionRef, type CrmProvider } from '../../../integrations/crm/adapter.ts';
@@ -16,6 +17,7 @@ import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings
 import { crmAdapterOf } from '../../../services/crm/sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { Client } from '@temporalio/client';
+import { refuseNulCharacters } from '../../nul-characters.ts';
 import { readJsonBody } from '../../read-json-body.ts';
 import type { DashboardState } from '../guard.ts';
 import { idParam } from './ids.ts';
@@ -65,6 +67,8 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
   const unavailable = (connection: CrmConnectionRef | null) => (error: unknown): never => {
     const crm = labelOf(connection);
     if (error instanceof CrmAuthRevoked) throw new AppError('crm_not_connected', `${crm} no longer accepts the connection. Connect ${crm} again.`);
+    // An allowance spent holds the CRM off for hours: say which and until when, not "a minute".
+    if (error instanceof CrmUnavailable && error.holdOff) throw new AppError('crm_unavailable', crmHoldOffText(crm, error.holdOff));
     if (error instanceof CrmUnavailable) throw new AppError('crm_unavailable', `${crm} cannot be reached right now. Try again in a minute.`);
     // Refused for good: most often a setting the CRM no longer matches (a lead score field deleted there).
     if (error instanceof CrmRejected) throw new AppError('invalid_request', `${crm} refused it: ${error.message}`);
@@ -177,12 +181,13 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     const { account, em } = ctx.state;
     const product = await productOf(em, account.id, ctx.params.productId);
     const body = await readJsonBody(ctx);
+    refuseNulCharacters(body);
     const connection = await connectionRef(em, account.id);
     const portal = connection ? await propertiesOf(crm, em, connection, false) : null;
     try {
       const input = await validateCrmSettings(body, {
         crm: connection ? labelOf(connection) : undefined,
-        scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, chatSandboxUrl: crm.config.chatSandboxUrl,
+        scoreProperties: portal ? portal.scoreProperties.map((each) => each.name) : null, mappableProperties: portal?.mappableProperties ?? null, outbound: crm.config.outbound,
       });
       if (input.active && !connection) throw new CrmSettingsInvalid({ active: 'Connect a CRM before turning the integration on.' });
       // Contacts or Leads is Salesforce's alone.
@@ -279,17 +284,24 @@ function withoutAccount(settings: CrmSettings & { chatWebhookDisabled?: unknown 
 async function recentRuns(em: EntityManager, productId: number, kits: CrmProviderKits, connection: CrmConnectionRef | null) {
   const runs: Array<{
     id: string; provider: CrmProvider; portal_id: string | null; trigger: string; status: string; reason: string | null; found: number; skipped: Record<string, number>;
-    researched: number; failed: number; credits_used: number; started_at: Date; finished_at: Date | null;
+    researched: number; failed: number; credits_used: number; started_at: Date; finished_at: Date | null; waiting_until: Date | null; waiting_reason: string | null;
   }> = await em.execute('select * from crm_sync_run where product_id = ? order by started_at desc limit 10', [productId]);
-  const contacts: Array<{ run_id: string; contact_id: string; email: string | null; name: string | null; score: string | null; outcome: string; skip_reason: string | null; research_id: string | null }> =
+  const contacts: Array<{
+    run_id: string; contact_id: string; email: string | null; name: string | null; score: string | null; outcome: string; skip_reason: string | null; research_id: string | null; error: string | null;
+  }> =
     runs.length === 0
       ? []
-      : await em.execute(`select run_id, contact_id, email, name, score, outcome, skip_reason, research_id from crm_sync_contact where run_id in (${runs.map(() => '?').join(',')}) order by position`, runs.map((run) => run.id));
+      : await em.execute(`select run_id, contact_id, email, name, score, outcome, skip_reason, research_id, error from crm_sync_contact where run_id in (${runs.map(() => '?').join(',')}) order by position`, runs.map((run) => run.id));
+  const now = Date.now();
   return runs.map((run) => ({
     id: run.id,
     trigger: run.trigger,
     status: run.status,
     reason: run.reason,
+    /** A running run waiting out its CRM's allowance: why, and until when. */
+    waiting: run.status === 'running' && run.waiting_until && new Date(run.waiting_until).getTime() > now
+      ? crmHoldOffText(CRM_PROVIDER_LABELS[run.provider], { reason: run.waiting_reason ?? `${CRM_PROVIDER_LABELS[run.provider]} holds calls off`, until: new Date(run.waiting_until) })
+      : null,
     counts: { found: run.found, skipped: run.skipped, researched: run.researched, failed: run.failed, creditsUsed: run.credits_used },
     startedAt: new Date(run.started_at).toISOString(),
     finishedAt: run.finished_at ? new Date(run.finished_at).toISOString() : null,
@@ -297,7 +309,7 @@ async function recentRuns(em: EntityManager, productId: number, kits: CrmProvide
       .filter((contact) => contact.run_id === run.id)
       .map((contact) => ({
         contactId: contact.contact_id, email: contact.email, name: contact.name, score: contact.score === null ? null : Number(contact.score), outcome: contact.outcome,
-        skipReason: contact.skip_reason, researchId: contact.research_id,
+        skipReason: contact.skip_reason, researchId: contact.research_id, error: contact.outcome === 'failed' ? contact.error : null,
         recordUrl: connection && run.provider === connection.provider && run.portal_id === connection.portalId ? (kits[run.provider]?.recordUrl(connection, contact.contact_id) ?? null) : null,
       })),
   }));

@@ -9,6 +9,7 @@ import type { Logger } from '../../../lib/logger.ts';
 import { listDetail, listLists, listResultsCsv, listResultsJsonl } from '../../../services/lists/reads.ts';
 import { startListRunWorkflow, type ListRunStarts } from '../../../services/lists/runs.ts';
 import { createListDraft, deleteListDraft, requestListCancel, startList, summaryOf, updateListDraft } from '../../../services/lists/lists.ts';
+import { refuseNulCharacters } from '../../nul-characters.ts';
 import { readJsonBody } from '../../read-json-body.ts';
 import { parseBody, parseWith, type DashboardState } from '../guard.ts';
 
@@ -47,11 +48,12 @@ async function readUpload(ctx: Context): Promise<{ bytes?: Uint8Array; pasted?: 
     }
     throw new AppError('invalid_request', 'The upload could not be read.');
   }
+  refuseNulCharacters({ name: ctx.query.name });
   const name = typeof ctx.query.name === 'string' ? ctx.query.name.replace(/\.(csv|txt)$/i, '').trim().slice(0, 200) : undefined;
   return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), name: name || undefined };
 }
 
-/** Lists (issue 20; docs/lists.md): thin, as every dashboard router. */
+/** Lists (docs/lists.md): thin, as every dashboard router. */
 export function listsRouter(deps: ListsRouterDeps): Router<DashboardState> {
   const router = new Router<DashboardState>();
   const starts: ListRunStarts = { temporal: deps.temporal, ...deps.lists };

@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
 import type { WebhookConfig } from '../../../integrations/webhooks/config.ts';
-import { assertResolvesPublicly, parseWebhookUrl, WebhookUrlRefused } from '../../../integrations/webhooks/webhook-poster.ts';
+import { parseWebhookUrl, WebhookUrlRefused } from '../../../integrations/webhooks/webhook-poster.ts';
+import { assertResolvesPublicly, OutboundRefused } from '../../../integrations/web/outbound-guard.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -52,9 +53,9 @@ export function webhooksRouter(deps: WebhooksRouteDeps): Router<DashboardState> 
     let url: URL;
     try {
       url = parseWebhookUrl(input.url, deps.webhooks.allowedPrivateHosts);
-      await assertResolvesPublicly(url, deps.webhooks.allowedPrivateHosts);
+      await assertResolvesPublicly(url, input.url, deps.webhooks);
     } catch (error) {
-      if (error instanceof WebhookUrlRefused) throw new AppError('invalid_request', error.message, { field: 'url' });
+      if (error instanceof WebhookUrlRefused || error instanceof OutboundRefused) throw new AppError('invalid_request', error.message, { field: 'url' });
       throw error;
     }
     const existing = await listEndpoints(ctx.state.em, ctx.state.account.id, deps.clock());

@@ -1,6 +1,7 @@
 import { Badge, MantineProvider, Modal, createTheme, darken, luminance, type CSSVariablesResolver } from '@mantine/core';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
+import { styleNonce } from '../lib/csp.ts';
 import { queryClient } from '../lib/query-client.ts';
 import { router } from './router.tsx';
 
@@ -60,7 +61,7 @@ const readableTextColours: CSSVariablesResolver = (mantineTheme) => ({
 
 export function App() {
   return (
-    <MantineProvider theme={theme} cssVariablesResolver={readableTextColours}>
+    <MantineProvider theme={theme} cssVariablesResolver={readableTextColours} getStyleNonce={styleNonce}>
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

@@ -1,13 +1,16 @@
 import { api } from './api-client.ts';
 
 // better-auth's endpoints under /app/api/auth, called directly: the dashboard
-// needs five of them, and a plain fetch keeps the sign-in page small.
+// needs a few of them, and a plain fetch keeps the sign-in page small.
 const appUrl = (path: string) => `${window.location.origin}/app${path}`;
 
 export const auth = {
   signUp: (email: string, password: string) =>
     api('/auth/sign-up/email', { body: { email, password, name: email, callbackURL: appUrl('/verified') } }),
   signIn: (email: string, password: string) => api('/auth/sign-in/email', { body: { email, password, rememberMe: true } }),
+  /** A one-time link to the mailbox: the way in while the per-address password limit holds. */
+  requestSignInLink: (email: string) =>
+    api('/auth/sign-in/magic-link', { body: { email, callbackURL: appUrl('/keys'), errorCallbackURL: appUrl('/sign-in?link=expired') } }),
   signOut: () => api('/auth/sign-out', { body: {} }),
   resendVerification: (email: string) => api('/auth/send-verification-email', { body: { email, callbackURL: appUrl('/verified') } }),
   requestPasswordReset: (email: string) => api('/auth/request-password-reset', { body: { email, redirectTo: appUrl('/reset-password') } }),

@@ -76,7 +76,7 @@ export function candidateEmails(count: number, seed?: number): string[] {
  * answer has gaps, so the path depends on the person.
  */
 export async function recordProspectCalls(providerUrl: string, email: string): Promise<ProspectCalls | null> {
-  const config = createProviderConfig({ PROVIDER_SANDBOX_URL: providerUrl, TECH_DETECTION_ALLOW_PRIVATE_NETWORKS: 'true' });
+  const config = createProviderConfig({ PROVIDER_SANDBOX_URL: providerUrl, ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   const recorded = async <T>(run: (sources: ReturnType<typeof createEnrichmentSources>) => Promise<T>) => {
     const calls: EndpointName[] = [];
     const recordingFetch: typeof fetch = (input, init) => {

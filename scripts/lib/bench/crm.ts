@@ -16,7 +16,7 @@ import type { Orm } from '../../../db/orm.ts';
 import type { BenchStack } from './bench-stack.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
 
-// Issue 18's figures: a 50-contact CRM sync run ("Run now") at the bench's
+// The CRM figures: a 50-contact CRM sync run ("Run now") at the bench's
 // fixed provider and model latencies, against its lower bound: the larger of
 // one contact's research path (every contact researched at once) and the
 // run's HubSpot calls at HubSpot's documented rate (sandbox/hubspot/limits.ts,
@@ -200,7 +200,7 @@ export function formatCrmResults(result: CrmBenchResult): string {
     `  HubSpot calls: ${result.calls.general} general + ${result.calls.search} search = ${result.callsPerContact} per researched contact (${kinds}; token calls are not rate limited); ${result.calls.rateLimited} answered 429`,
     `  before the first job ${s(result.phases.beforeResearchMs)}, first job submitted → last completed ${s(result.phases.researchMs)}, then ${s(result.phases.afterResearchMs)} to the run's end; a job's submitted → completed p50 ${s(result.phases.jobP50Ms)}, max ${s(result.phases.jobMaxMs)}`,
     `  peak ${result.peakPer10s} calls per 10 s (documented limit ${result.limitPer10s}, our throttle ${result.throttle.callsPer10s}); peak ${result.peakSearchesPerSecond} searches per second (limit ${result.searchLimitPerSecond}, throttle ${result.throttle.searchesPerSecond})`,
-    // Issue 28's targets, by the figures scripts/lib/bench/figures.ts names crm.hubspot_calls_per_contact, crm.run_s and crm.critical_path_s.
+    // The targets, by the figures scripts/lib/bench/figures.ts names crm.hubspot_calls_per_contact, crm.run_s and crm.critical_path_s.
     `  research critical path ceil(${result.contacts} ÷ ${result.inFlight}) × ${s(result.researchPathMs)} = ${s(criticalPath)}; wall − critical path ${s(result.wallMs - criticalPath)} (target ≤ 5 s); ${result.callsPerContact} HubSpot calls per contact (target ≤ 0.2)`,
   ].join('\n');
 }

@@ -15,7 +15,7 @@ export interface DashboardResult {
 const PRODUCT = { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['forecasting'], targetCustomers: ['sales leaders'], productUrl: null };
 
 /**
- * The dashboard's two figures (issue 12): the sign-in page's JavaScript, read
+ * The dashboard's two figures: the sign-in page's JavaScript, read
  * from what Chromium received, and the latency of every JSON call on an account
  * with `jobs` research jobs, one request at a time as a person's browser makes them.
  */

@@ -9,7 +9,7 @@ import type { BenchStack } from './bench-stack.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
 import { runClosedLoop, runJob, summarise, type Percentiles } from './research-client.ts';
 
-// Issue 20's figures: a list of uncached prospects against its lower bound
+// The list figures: a list of uncached prospects against its lower bound
 // (rows ÷ rows in flight × one job's critical path), and the API's own job
 // latency while the list runs, against the same without it.
 

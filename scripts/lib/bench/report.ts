@@ -14,7 +14,7 @@ export const TARGETS = {
   memoryGrowthPercent: 15,
   signInScriptKiB: 250,
   dashboardCallP95Ms: 50,
-  /** Issue 21: CPU of the whole stack per uncached job. */
+  /** CPU of the whole stack per uncached job. */
   cpuPerJobMs: 80,
 };
 

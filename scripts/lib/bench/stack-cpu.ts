@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-// CPU of the whole stack, read from /proc (issue 21): every process the bench
+// CPU of the whole stack, read from /proc: every process the bench
 // started, and their children, grouped by what they are. A process's
 // utime+stime covers all its threads; a parent's cutime+cstime holds the CPU
 // of the children it has reaped (PostgreSQL's backends that exit in between).

@@ -160,6 +160,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       PROVIDER_SANDBOX_URL: providerUrl,
       PROVIDER_TIMEOUT_MS: String(options.providerTimeoutMs),
       AI_SANDBOX_URL: `${modelUrl}/v1`,
+      // The stand-ins' pages (company websites) are on loopback: the outbound guard reaches them only when told.
+      ALLOW_PRIVATE_HOSTS: '127.0.0.1',
       AI_TIMEOUT_MS: '15000',
       LOG_LEVEL: options.logLevel,
       PORT: String(ports.api),

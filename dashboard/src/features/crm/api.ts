@@ -56,6 +56,8 @@ export interface CrmRunContact {
   outcome: 'taken' | 'skipped' | 'researched' | 'failed' | 'not_researched';
   skipReason: SkipReason | null;
   researchId: string | null;
+  /** Why a failed contact failed (the CRM's reason when it refused the write); null otherwise. */
+  error: string | null;
   /** The contact's record in the CRM; null once another portal is connected. */
   recordUrl: string | null;
 }
@@ -65,6 +67,8 @@ export interface CrmRun {
   trigger: 'schedule' | 'manual';
   status: 'running' | 'completed' | 'credits_exhausted' | 'not_run' | 'failed';
   reason: string | null;
+  /** A running run waiting out its CRM's allowance: why, and until when; null otherwise. */
+  waiting: string | null;
   counts: { found: number; skipped: Partial<Record<SkipReason, number>>; researched: number; failed: number; creditsUsed: number };
   startedAt: string;
   finishedAt: string | null;

@@ -10,7 +10,7 @@ import { ListStatusBadge, progressName, progressPercent } from '../../../feature
 import { NewListCard } from '../../../features/lists/components/new-list-card.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 
-/** The Lists page (issue 20): research a whole CSV of prospects, on the same pipeline and credits as the API. */
+/** The Lists page: research a whole CSV of prospects, on the same pipeline and credits as the API. */
 export default function ListsPage() {
   const lists = useLists();
   const navigate = useNavigate();

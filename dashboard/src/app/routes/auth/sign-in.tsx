@@ -13,8 +13,16 @@ export default function SignIn() {
   const form = useForm<{ email: string; password: string }>({ defaultValues: { email: '', password: '' } });
   const [params] = useSearchParams();
   const [notice, setNotice] = useState<string | null>(
-    params.get('deleted') ? 'Your account is being deleted. Its keys no longer work; a confirmation e-mail follows when its data is gone.' : null,
+    params.get('deleted')
+      ? 'Your account is being deleted. Its keys no longer work; a confirmation e-mail follows when its data is gone.'
+      : params.get('link') === 'expired'
+        ? 'That sign-in link has expired or was used already. Ask for a new one below.'
+        : null,
   );
+  const signInLink = useMutation({
+    mutationFn: (email: string) => auth.requestSignInLink(email),
+    onSuccess: () => setNotice(`If an account uses that address, a sign-in link is on its way. It works once, for 15 minutes.`),
+  });
   const signIn = useMutation({
     mutationFn: (values: { email: string; password: string }) => auth.signIn(values.email.trim(), values.password),
     onSuccess: async () => {
@@ -47,6 +55,16 @@ export default function SignIn() {
           Sign in
         </Button>
       </form>
+      <Button
+        variant="subtle"
+        fullWidth
+        mt="xs"
+        loading={signInLink.isPending}
+        onClick={() => void form.trigger('email').then((isValid) => isValid && signInLink.mutate(form.getValues('email').trim()))}
+      >
+        E-mail me a sign-in link instead
+      </Button>
+      <FormError error={signInLink.error} />
       {isUnverified && (
         <Button variant="subtle" onClick={() => void auth.resendVerification(form.getValues('email').trim()).then(() => setNotice('Sent again. Check your inbox.'))}>
           Send the verification link again

@@ -153,6 +153,7 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                     {RUN_STATUS[run.status]}
                   </Badge>
                   {run.reason && run.status !== 'completed' ? <Text size="xs">{runReasonText(run.reason, crm)}</Text> : null}
+                  {run.waiting ? <Text size="xs">Waiting: {run.waiting}</Text> : null}
                 </Table.Td>
                 <Table.Td>{run.counts.found}</Table.Td>
                 <Table.Td>{skippedText(run.counts.skipped)}</Table.Td>
@@ -184,7 +185,10 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                       {nameOf(contact)}
                       {contact.email && contact.name ? <Text size="xs">{shortText(contact.email)}</Text> : null}
                     </Table.Th>
-                    <Table.Td>{contact.skipReason ? `Skipped: ${SKIP_REASON_LABELS[contact.skipReason]}` : OUTCOME[contact.outcome]}</Table.Td>
+                    <Table.Td>
+                      {contact.skipReason ? `Skipped: ${SKIP_REASON_LABELS[contact.skipReason]}` : OUTCOME[contact.outcome]}
+                      {contact.error ? <Text size="xs">{contact.error}</Text> : null}
+                    </Table.Td>
                     <Table.Td>
                       {contact.researchId ? (
                         <Anchor component={Link} to={`/jobs/${contact.researchId}`}>
