@@ -1,4 +1,4 @@
-import { Button, Card, Code, CopyButton, Group, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Box, Button, Card, Code, CopyButton, Group, Stack, Tabs, Text, Title } from '@mantine/core';
 import { clientSetups, type SetupSnippet } from '../setup.ts';
 
 const COPIED_SHOWN_MS = 2_000;
@@ -42,9 +42,9 @@ export function SetupInstructions({ mcpUrl }: { mcpUrl: string }) {
 
 function Snippet({ snippet }: { snippet: SetupSnippet }) {
   return (
-    <Stack gap={4}>
-      <Group justify="space-between" wrap="nowrap">
-        <Text size="sm" fw={600}>
+    <Box component="figure" m={0} aria-label={snippet.label}>
+      <Group justify="space-between" wrap="nowrap" mb={4}>
+        <Text size="sm" fw={600} component="figcaption">
           {snippet.where}
         </Text>
         <CopyButton value={snippet.code} timeout={COPIED_SHOWN_MS}>
@@ -56,9 +56,9 @@ function Snippet({ snippet }: { snippet: SetupSnippet }) {
         </CopyButton>
       </Group>
       {/* Wrapped, not scrolled: a long URL or key stays readable without a scrollable box. */}
-      <Code block aria-label={snippet.label} style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+      <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
         {snippet.code}
       </Code>
-    </Stack>
+    </Box>
   );
 }
