@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { ensureDashboardBuilt, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { SAMPLE_PRODUCT, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { WEBHOOK_TEST_ENV } from '../helpers/webhook-delivery.ts';
@@ -151,8 +151,9 @@ describe('connecting an AI agent in the browser', () => {
     await page.getByText(`Claude asks to use Prospect enrichment as ${email}.`).waitFor();
     const scopes = page.getByRole('list', { name: 'If you allow it, it may:' });
     await expect.poll(() => scopes.getByRole('listitem').allTextContents()).toEqual(expect.arrayContaining([READ_WORDS, WRITE_WORDS]));
-    await page.getByText(`Your answer goes back to ${new URL(REDIRECT_URL).host}.`).waitFor();
+    await page.getByText(`Your answer goes back to ${new URL(REDIRECT_URL).host}.`, { exact: false }).waitFor();
     await scan(page, 'consent');
+    await screenshotForReadme(page, 'agent-consent');
 
     await page.getByRole('button', { name: 'Allow', exact: true }).click();
     const callback = await backAtAgent(page);
@@ -177,6 +178,7 @@ describe('connecting an AI agent in the browser', () => {
     await row.getByText(READ_WORDS).waitFor();
     await row.getByText(WRITE_WORDS).waitFor();
     await scan(page, 'agents page with an agent');
+    await screenshotForReadme(page, 'agents');
 
     for (const [tab, label, text] of [
       ['Claude Desktop and claude.ai', 'connector URL', mcpUrl],

@@ -35,8 +35,8 @@ export function clientSetups(mcpUrl: string): ClientSetup[] {
       client: 'Claude Code',
       notes: 'Without a key, run /mcp in Claude Code once: it opens the sign-in in your browser and asks you to allow it.',
       snippets: [
-        { label: 'Claude Code command (sign in with your browser)', where: 'In a terminal', code: `claude mcp add --transport http ${SERVER_NAME} ${mcpUrl}` },
-        { label: 'Claude Code command with an API key', where: 'In a terminal', code: `claude mcp add --transport http ${SERVER_NAME} ${mcpUrl} --header "Authorization: ${bearer}"` },
+        { label: 'Claude Code command (sign in with your browser)', where: 'In a terminal, signing in with your browser', code: `claude mcp add --transport http ${SERVER_NAME} ${mcpUrl}` },
+        { label: 'Claude Code command with an API key', where: 'In a terminal, with an API key', code: `claude mcp add --transport http ${SERVER_NAME} ${mcpUrl} --header "Authorization: ${bearer}"` },
       ],
     },
     {

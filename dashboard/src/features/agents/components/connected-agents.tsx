@@ -49,7 +49,7 @@ export function ConnectedAgents({ agents, onRevoke }: { agents: ConnectedAgent[]
                   <Table.Td>
                     <Group gap={4}>
                       {agent.scopes.map((scope) => (
-                        <Badge key={scope} color={scope === 'research:write' ? 'grape.9' : 'blue.9'} variant="filled" title={scope}>
+                        <Badge key={scope} color={scope === 'research:write' ? 'grape.9' : 'blue.9'} variant="filled" tt="none" title={scope}>
                           {describeScope(scope)}
                         </Badge>
                       ))}

@@ -55,7 +55,8 @@ export function ConsentForm({ request, client, email }: { request: Authorization
         </List>
       </div>
       <Text size="sm">
-        {redirectHost ? `Your answer goes back to ${redirectHost}. ` : ''}You can revoke it at any time on the AI agents page.
+        Any app can give itself a name: allow it only if you started connecting it just now. {redirectHost ? `Your answer goes back to ${redirectHost}. ` : ''}
+        You can revoke it at any time on the AI agents page.
       </Text>
       {isExpired ? (
         <Alert color="red" role="alert" title="This request has expired">
