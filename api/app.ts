@@ -3,6 +3,8 @@ import type { ApiDeps, RequestState } from './deps.ts';
 import { errorMiddleware, requestLogMiddleware } from './error-middleware.ts';
 import { securityHeaders } from './security-headers.ts';
 import { healthRouter } from './routes/health.ts';
+import { mcpRouter } from './mcp/route.ts';
+import { wellKnownRouter } from './mcp/well-known.ts';
 import { metricsRouter } from './routes/metrics.ts';
 import { openApiRouter } from './routes/openapi.ts';
 import { researchRouter } from './routes/research.ts';
@@ -22,7 +24,7 @@ export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] =
     await next();
   });
   app.use(stripeWebhookRoutes(deps)); // reads its raw body itself: before any body parser
-  for (const router of [healthRouter(deps), metricsRouter(deps), openApiRouter(), researchRouter(deps)]) {
+  for (const router of [healthRouter(deps), metricsRouter(deps), openApiRouter(), researchRouter(deps), mcpRouter(deps), wellKnownRouter(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { KeyLastUse } from '../services/accounts/key-last-use.ts';
 import type { Billing } from '../services/billing/billing.ts';
 import type { Crm } from '../services/crm/crm.ts';
+import type { AgentAuthorization } from './mcp/agent-tokens.ts';
 
 export interface ApiDeps {
   orm: Orm;
@@ -27,6 +28,8 @@ export interface ApiDeps {
   billing: Billing;
   /** The CRM integration, or null where no CRM app is configured: a plan change below Growth pauses its integrations. */
   crm?: Crm | null;
+  /** Hosted agents' OAuth (api/mcp/agent-tokens.ts); absent, /mcp takes API keys only. */
+  agentAuthorization?: AgentAuthorization;
   /** True from the first SIGTERM: readiness is false, long polls answer at once, and the API stops taking requests. */
   isDraining?: () => boolean;
 }

@@ -12,6 +12,8 @@ export function errorMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
+      // A route that writes its reply itself (`ctx.respond = false`, the MCP endpoint) has answered.
+      if (ctx.respond === false) return;
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', 'No such endpoint.');
       // The router answers 501 to methods it does not know (TRACE, QUERY, …); a 5xx
       // would tell clients to retry (docs/api.md#retry-advice), so every unsupported method is 405.
@@ -53,8 +55,9 @@ export function requestLogMiddleware(logger: Logger): Middleware {
       if (isLongPoll) httpMetrics.longPollsWaiting.dec();
       const elapsedMs = performance.now() - started;
       const ms = Math.round(elapsedMs * 10) / 10;
-      logger.info({ method: ctx.method, path: withoutApiKeys(ctx.path), status: ctx.status, ms }, 'request');
-      const labels = { method: KNOWN_METHODS.has(ctx.method) ? ctx.method : 'other', route: routeOf(ctx as { _matchedRoute?: string | RegExp }), status: String(ctx.status) };
+      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
+      logger.info({ method: ctx.method, path: withoutApiKeys(ctx.path), status, ms }, 'request');
+      const labels = { method: KNOWN_METHODS.has(ctx.method) ? ctx.method : 'other', route: routeOf(ctx as { _matchedRoute?: string | RegExp }), status: String(status) };
       httpMetrics.requests.inc(labels);
       httpMetrics.duration.observe(labels, elapsedMs / 1000);
     }

@@ -14,6 +14,7 @@ import { connectTemporalClient } from '../lib/temporal-client.ts';
 import { createApp } from './app.ts';
 import { loadDashboardConfig } from './dashboard/config.ts';
 import { createDashboard } from './dashboard/index.ts';
+import { createAgentAuthorization } from './mcp/agent-tokens.ts';
 import { createProductContextDrafter } from './dashboard/product-drafts.ts';
 import { dashboardPages } from './dashboard/static.ts';
 import { createMailer } from '../integrations/mail/mailer.ts';
@@ -85,7 +86,7 @@ export async function bootstrapApi(
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);
   let isDraining = false;
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm, isDraining: () => isDraining }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm, agentAuthorization: createAgentAuthorization(dashboard.auth, dashboardConfig.publicUrl), isDraining: () => isDraining }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   handleRequest = app.callback();
   // Starts the workflows of accepted jobs whose start was missed (a crash, Temporal unreachable).
   const relay = startWorkflowStartRelay({ orm, temporal, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, fairnessWeights: config.fairnessWeights, clock, logger });

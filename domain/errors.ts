@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   // The dashboard's JSON API (/app/api/*) shares this model.
   unauthenticated: 401,
   forbidden_origin: 403,
+  // The MCP endpoint (api/mcp/route.ts): a Host that is not this server's (DNS rebinding).
+  forbidden_host: 403,
   email_not_verified: 403,
   key_limit_reached: 409,
   product_page_unreadable: 422,

@@ -19,6 +19,7 @@
 //   --dashboard-jobs N                    jobs on the dashboard part's account (default 10000); 200 requests per call
 //   --webhook-levels 1,50                 jobs in flight for the webhook latency part (jobs per level: max(20, 2 × in flight))
 //   --list-rows N                         rows of the lists part's list of uncached prospects (default 200)
+//   --mcp-jobs N --mcp-cached N           mcp part: uncached research_prospect jobs (default 10), cache hits (default 50)
 //   --fairness-scale F                    the fairness part's large account as a fraction of the full one (default 1: 300 API jobs
 //                                         + 500 rows; 9 others × 5 API jobs + 20 rows); run once with fairness on, once off
 //   --crm-contacts N                      contacts of the crm part's sync run (default 50, the settings' maximum)
@@ -44,6 +45,7 @@ import { formatTable, formatTimeline, overheadChartSvg, TARGETS, type BenchResul
 import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
 import { formatListResults, measureLists, type ListBenchResult } from './lib/bench/lists.ts';
+import { measureMcpCached, measureMcpUncached, type McpCachedResult, type McpUncachedResult } from './lib/bench/mcp.ts';
 import { fairnessFigures, formatFairnessResults, measureFairness, type FairnessBenchResult, type FairnessSize } from './lib/bench/fairness.ts';
 import { formatCrmResults, measureCrm, startCrmBenchStandIn, type CrmBenchResult } from './lib/bench/crm.ts';
 import { formatCrmProviderResults, measureCrmProvider, startCrmProviderStandIns, type CrmProviderBenchResult } from './lib/bench/crm-providers.ts';
@@ -51,7 +53,7 @@ import { startReceiverProcess } from './lib/bench/receiver-process.ts';
 import { ROOT } from './lib/local-services.ts';
 import { figuresJson, flattenFigures, namedFigures } from './lib/bench/figures.ts';
 
-const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm', 'fairness'] as const;
+const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm', 'mcp', 'fairness'] as const;
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -70,6 +72,8 @@ const { values: flags } = parseArgs({
     'dashboard-jobs': { type: 'string' },
     'webhook-levels': { type: 'string' },
     'list-rows': { type: 'string' },
+    'mcp-jobs': { type: 'string' },
+    'mcp-cached': { type: 'string' },
     'crm-contacts': { type: 'string' },
     'fairness-scale': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
@@ -126,6 +130,7 @@ const providerStandIns = parts.has('crm') ? await startCrmProviderStandIns() : n
 const stack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: settings.temporalDynamicConfig });
 let webhookResults: WebhookBenchResult | null = null;
 let listResults: ListBenchResult | null = null;
+const mcpResults: { uncached?: McpUncachedResult; cached?: McpCachedResult } = {};
 let fairnessResults: FairnessBenchResult | null = null;
 let crmResults: CrmBenchResult | null = null;
 const crmProviderResults: CrmProviderBenchResult[] = [];
@@ -187,12 +192,24 @@ try {
       log,
     }));
   }
+  if (parts.has('mcp')) {
+    // AI agents through /mcp (docs/mcp.md): uncached prospects at the same fixed latencies, with the default max_wait_seconds.
+    mcpResults.uncached = await measureMcpUncached(stack, {
+      emails: candidateEmails(1 + number('mcp-jobs', quick ? 3 : 10)).slice(1),
+      providerLatenciesMs: settings.providerLatenciesMs,
+      modelLatencyMs: settings.modelLatencyMs,
+      log,
+    });
+  }
   // The remaining parts measure cache hits and reads: no provider latency needed.
   await stack.setProviderLatency({});
   await stack.setModelLatency(0);
   if (parts.has('cache')) {
     log(`Cache hits: ${settings.cacheJobs} jobs, ${settings.cacheConcurrency} in flight…`);
     results.cacheHits = await measureCacheHits(stack, { email: cachedEmail, jobs: settings.cacheJobs, concurrency: settings.cacheConcurrency, warmup: 20 });
+  }
+  if (parts.has('mcp')) {
+    mcpResults.cached = await measureMcpCached(stack, { emails: candidateEmails(1 + number('mcp-cached', quick ? 20 : 50)).slice(1), log });
   }
   if (parts.has('status')) {
     log(`Status endpoint: ${settings.statusConnections} connections for ${settings.statusSeconds} s…`);
@@ -217,7 +234,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${fairnessResults ? `${formatFairnessResults(fairnessResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}${crmProviderResults.map((each) => `${formatCrmProviderResults(each)}\n`).join('')}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${mcpResults.uncached && mcpResults.cached ? `MCP: cached research_prospect p95 ${mcpResults.cached.callMs.p95} ms (target ≤ 150); uncached: calls to complete p95 ${mcpResults.uncached.callsToComplete.p95} (target 1), longest gap between progress ${mcpResults.uncached.progressGapMs.max} ms (≤ 5,000)\n` : ''}${fairnessResults ? `${formatFairnessResults(fairnessResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}${crmProviderResults.map((each) => `${formatCrmProviderResults(each)}\n`).join('')}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -229,7 +246,7 @@ try {
     machine,
     settings: { ...plainSettings, overheadJobs: Object.fromEntries(levels.map((level) => [level, overheadJobsAt(level)])), temporalSqlitePragmas: stack.temporalSqlitePragmas },
     targets: TARGETS,
-    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(fairnessResults ? { fairness: fairnessResults } : {}), ...(crmResults ? { crm: crmResults } : {}), ...(crmProviderResults.length ? { crmProviders: crmProviderResults } : {}) },
+    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(mcpResults.uncached || mcpResults.cached ? { mcp: mcpResults } : {}), ...(fairnessResults ? { fairness: fairnessResults } : {}), ...(crmResults ? { crm: crmResults } : {}), ...(crmProviderResults.length ? { crmProviders: crmProviderResults } : {}) },
     table,
   };
   // A partial run (--only) does not replace the last full run's figures.

@@ -31,7 +31,9 @@ export function authMount(auth: DashboardAuth, config: DashboardConfig, clock: (
     for (const cookie of response.headers.getSetCookie()) ctx.append('Set-Cookie', cookie);
     const text = await response.text();
     if (response.status === 429) return answerRateLimited(ctx, response.headers.get('x-retry-after'));
-    ctx.body = response.status >= 400 ? asAppErrorBody(text, response.status) : text;
+    // OAuth clients read RFC 6749's error bodies ({error, error_description}) as better-auth writes them.
+    const isOAuthEndpoint = ctx.path.startsWith(`${AUTH_BASE_PATH}/oauth2/`);
+    ctx.body = response.status >= 400 && !isOAuthEndpoint ? asAppErrorBody(text, response.status) : text;
   };
 }
 

@@ -9,6 +9,7 @@ import { resetPasswordEmail } from '../../integrations/mail/templates/reset-pass
 import { signInLinkEmail } from '../../integrations/mail/templates/sign-in-link.ts';
 import { verifyEmail } from '../../integrations/mail/templates/verify-email.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { agentAuthorizationPlugins } from './agent-authorization.ts';
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '../../services/accounts/common-passwords.ts';
 import type { DashboardConfig } from './config.ts';
 
@@ -48,6 +49,8 @@ export interface DashboardAuthDeps {
   mailer: Mailer;
   accounts: AccountLink;
   logger: Logger;
+  /** Hosts a client ID metadata document may be fetched from on a private address (development and tests only). */
+  allowedPrivateHosts?: ReadonlySet<string>;
 }
 
 /**
@@ -61,7 +64,7 @@ const AUTH_TABLES = {
   verification: { modelName: 'auth_verification' },
 } as const;
 
-export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions {
+export function dashboardAuthOptions(deps: DashboardAuthDeps) {
   const { config, mailer, accounts, logger } = deps;
   const dashboardUrl = (path: string) => `${config.publicUrl}/app${path}`;
   return {
@@ -71,6 +74,8 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
     secret: config.authSecret,
     trustedOrigins: [config.publicUrl],
     database: deps.pool,
+    // The JWT plugin's session-token endpoint is not used: access tokens come from the OAuth provider only.
+    disabledPaths: ['/token'],
     ...AUTH_TABLES,
     // A new address takes effect when the link sent to it is opened (better-auth's change-email verification).
     user: { ...AUTH_TABLES.user, changeEmail: { enabled: true } },
@@ -141,6 +146,7 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
       },
     },
     plugins: [
+      ...agentAuthorizationPlugins({ config, allowedPrivateHosts: deps.allowedPrivateHosts ?? new Set() }),
       // The owner's way in while the per-address password limit holds (api/dashboard/auth-mount.ts): a
       // link to the mailbox, which guesses from elsewhere cannot lock. Existing users only; tokens stored hashed.
       magicLink({
@@ -164,7 +170,7 @@ export function dashboardAuthOptions(deps: DashboardAuthDeps): BetterAuthOptions
     onAPIError: { throw: false, onError: (error) => logger.warn({ err: error instanceof APIError ? error.message : error }, 'auth error') },
     telemetry: { enabled: false },
     logger: { disabled: false, level: 'warn', log: (level, message) => logger[level]({ auth: true }, message) },
-  };
+  } satisfies BetterAuthOptions;
 }
 
 export function createDashboardAuth(deps: DashboardAuthDeps) {

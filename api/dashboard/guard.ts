@@ -16,6 +16,12 @@ export interface DashboardState extends RequestState {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * The OAuth endpoints AI agents call from their own servers: no browser, so no
+ * Origin. They take no session cookie (a client's PKCE verifier, refresh token
+ * or registration is the credential), so a cross-site request gains nothing.
+ */
+const AGENT_ENDPOINTS = new Set(['/app/api/auth/oauth2/token', '/app/api/auth/oauth2/register', '/app/api/auth/oauth2/revoke', '/app/api/auth/oauth2/introspect']);
 
 /**
  * State-changing requests must come from the dashboard's own origin: the
@@ -25,7 +31,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function sameOriginOnly(config: DashboardConfig): Middleware {
   const origin = new URL(config.publicUrl).origin;
   return async (ctx, next) => {
-    if (ctx.path.startsWith('/app/api/') && !SAFE_METHODS.has(ctx.method)) {
+    if (ctx.path.startsWith('/app/api/') && !SAFE_METHODS.has(ctx.method) && !AGENT_ENDPOINTS.has(ctx.path)) {
       const sentOrigin = ctx.get('origin');
       const isSameOrigin = sentOrigin ? sentOrigin === origin : ctx.get('sec-fetch-site') === 'same-origin';
       if (!isSameOrigin) throw new AppError('forbidden_origin', 'Requests that change something must come from the dashboard itself.');

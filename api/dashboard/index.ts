@@ -24,6 +24,7 @@ import { keysRouter } from './routes/keys.ts';
 import { listsRouter } from './routes/lists.ts';
 import type { ListRunStarts } from '../../services/lists/runs.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
+import { agentsRouter } from './routes/agents.ts';
 import { loadWebhookConfig, type WebhookConfig } from '../../integrations/webhooks/config.ts';
 
 export interface DashboardDeps {
@@ -55,7 +56,8 @@ export interface Dashboard {
 /** The dashboard's server side: better-auth, and one thin router per page concern (docs/architecture.md#the-dashboard). */
 export function createDashboard(deps: DashboardDeps): Dashboard {
   const pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 5 });
-  const auth = createDashboardAuth({ pool, config: deps.config, mailer: deps.mailer, accounts: accountLink(deps), logger: deps.logger });
+  const webhooks = deps.webhooks ?? loadWebhookConfig();
+  const auth = createDashboardAuth({ pool, config: deps.config, mailer: deps.mailer, accounts: accountLink(deps), logger: deps.logger, allowedPrivateHosts: webhooks.allowedPrivateHosts });
   const api = new Router<DashboardState>({ prefix: '/app/api' });
   api.use(signedInOnly(auth, deps.clock));
   const endSessions = async (userId: string) => void (await pool.query('delete from auth_session where "userId" = $1', [userId]));
@@ -66,7 +68,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     billingRouter({ billing: deps.billing, publicUrl: deps.config.publicUrl, clock: deps.clock }),
     accountDeletionRouter({ auth, billing: deps.billing, clock: deps.clock, endSessions, pauseCrm: deps.crm ? (accountId) => deps.crm!.onAccountDeleted(accountId) : undefined }),
     crmRouter({ crm: deps.crm ?? null, temporal: deps.temporal, publicUrl: deps.config.publicUrl, clock: deps.clock, logger: deps.logger }),
-    webhooksRouter({ clock: deps.clock, webhooks: deps.webhooks ?? loadWebhookConfig() }),
+    webhooksRouter({ clock: deps.clock, webhooks }),
+    agentsRouter({ publicUrl: deps.config.publicUrl }),
     listsRouter({ temporal: deps.temporal, clock: deps.clock, logger: deps.logger, lists: deps.lists }),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());

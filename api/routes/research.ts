@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { AppError, CREDIT_REFUSAL_MESSAGES } from '../../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { authenticate, bearerToken, invalidKey } from '../auth.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { parseResearchRequest } from '../research-request-parser.ts';
 import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
-import { submitResearchJob } from '../../services/research/jobs.ts';
-import { startRecordedJobNow } from '../../services/research/workflow-start-relay.ts';
-import { DEFAULT_ESTIMATE_SECONDS, estimateForNewJob } from '../../services/research/estimates.ts';
-import { nudgeMailOutbox } from '../../services/mail/outbox.ts';
+import { submitAndStartResearch } from '../research-submission.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -26,28 +23,8 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
     const request = parseResearchRequest(await readJsonBody(ctx));
     const idempotencyKey = readIdempotencyKey(ctx);
 
-    const now = deps.clock();
     const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
-    const submission = await submitResearchJob(em, { apiKey, request, idempotencyKey, requestHash }, now, { publicUrl: deps.publicUrl });
-    // After the commit, and not awaited: a usage alert must not slow or fail the request (the Schedule is the safety net).
-    if (submission.outcome === 'accepted' && submission.isMailQueued) void nudgeMailOutbox(deps.temporal, deps.config.temporal.taskQueue, deps.logger);
-    if (submission.outcome === 'refused') {
-      const { code, used, limit } = submission.refusal;
-      throw new AppError(code, CREDIT_REFUSAL_MESSAGES[code], { used, limit });
-    }
-    if (submission.outcome === 'idempotency_conflict') {
-      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');
-    }
-    const { job } = submission;
-    // Accepted once committed: its workflow is started now (also for a replayed
-    // request whose API died before starting it), or, when Temporal does not
-    // answer in time, by the relay (services/research/workflow-start-relay.ts). The
-    // estimate is read meanwhile; the job is accepted even if that read fails.
-    const isWaitingForWorkflow = job.status === 'queued' && job.workflowStartedAt === null;
-    const [, estimatedSeconds] = await Promise.all([
-      isWaitingForWorkflow ? startRecordedJobNow(workflowStarts(deps), { id: job.id, accountId: apiKey.accountId, plan: submission.plan, submittedAt: job.submittedAt, source: 'api' }) : null,
-      estimateForNewJob(em, apiKey, request.email, now).catch(() => DEFAULT_ESTIMATE_SECONDS),
-    ]);
+    const { job, estimatedSeconds } = await submitAndStartResearch(deps, em, { apiKey, request, idempotencyKey, requestHash, source: 'api' });
     ctx.status = 202;
     ctx.body = { research_id: job.id, status: 'processing', estimated_seconds: estimatedSeconds };
   });
@@ -71,15 +48,6 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
   return router;
 }
 
-const workflowStarts = (deps: ApiDeps) => ({
-  orm: deps.orm,
-  clock: deps.clock,
-  logger: deps.logger,
-  temporal: deps.temporal,
-  taskQueue: deps.config.temporal.taskQueue,
-  deadlineMs: deps.config.researchDeadlineMs,
-  fairnessWeights: deps.config.fairnessWeights,
-});
 
 function readIdempotencyKey(ctx: Context): string | null {
   // Absent is no key; present but empty is a malformed one, not "no key".

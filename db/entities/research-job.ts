@@ -4,6 +4,7 @@ import { ProductContextRow } from './product-context.ts';
 import { ApiKey } from './api-key.ts';
 import type { ResearchRequest } from '../../domain/research/request.ts';
 import { RESEARCH_JOB_STATUSES } from '../../domain/research/job-status.ts';
+import { RESEARCH_SOURCES } from '../../domain/research/fanout.ts';
 
 export { RESEARCH_JOB_STATUSES, hasEnded, type ResearchJobStatus } from '../../domain/research/job-status.ts';
 
@@ -32,6 +33,8 @@ export const ResearchJob = defineEntity({
     /** Extension: `Idempotency-Key` header and a hash of the body it came with. */
     idempotencyKey: p.string().nullable(),
     requestHash: p.string().nullable(),
+    /** Who asked for the job (docs/dashboard.md): the API, a list, a CRM run or an AI agent over MCP. */
+    source: p.enum(RESEARCH_SOURCES).default('api'),
     /** Model tokens spent on this job (AI step). */
     modelUsage: p.json<{ calls: number; promptTokens: number; completionTokens: number }>().nullable(),
     /** When the purge deleted the job's Temporal history (services/retention/purge.ts); the row may outlive it. */

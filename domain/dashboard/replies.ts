@@ -3,6 +3,7 @@
 import type { Plan, PlanName } from '../billing/plans.ts';
 import type { Language } from '../research/languages.ts';
 import type { ResearchProgress } from '../research/contract.ts';
+import type { ResearchSource } from '../research/fanout.ts';
 import type { ResearchJobStatus } from '../research/job-status.ts';
 
 export interface CreditStatement {
@@ -70,8 +71,8 @@ export interface JobListItem {
   submittedAt: string;
   completedAt: string | null;
   durationMs: number | null;
-  /** Who asked for the job: the API, a list run or a CRM run. */
-  source: 'api' | 'list' | 'crm';
+  /** Who asked for the job: the API, a list run, a CRM run or an AI agent over MCP. */
+  source: ResearchSource;
   /** The list the job researched a row of, when `source` is `list`. */
   listId: string | null;
   listName: string | null;
@@ -111,7 +112,7 @@ export interface Usage {
   cycle: UsageCycle;
   /** The cycles with ledger entries, newest first (at most 12): after an upgrade starts a new cycle, the last one stays readable. */
   cycles: UsageCycle[];
-  ledger: Array<{ id: number; at: string; kind: CreditEntryKind; usedDelta: number; limitAfter: number; researchId: string | null; note: string | null }>;
+  ledger: Array<{ id: number; at: string; kind: CreditEntryKind; usedDelta: number; limitAfter: number; researchId: string | null; note: string | null; source: ResearchSource | null }>;
 }
 
 // Billing (services/billing/billing.ts)

@@ -2,22 +2,23 @@
 // many research jobs at once for a list or a CRM run (docs/architecture.md#many-jobs-at-once-crm-runs-and-lists). Pure types: workflow code imports it.
 import type { ResearchRequest } from './request.ts';
 
-export const RESEARCH_SOURCES = ['api', 'list', 'crm'] as const;
+export const RESEARCH_SOURCES = ['api', 'list', 'crm', 'mcp'] as const;
 export type ResearchSource = (typeof RESEARCH_SOURCES)[number];
 
 /**
  * Temporal task priority (1 goes first, 5 last; 3 when unset) by source: a
  * caller's job goes ahead of the rows of lists and CRM runs on the research
- * queue, so a 1,000-row list never delays it. A list or CRM run started now
+ * queue, so a 1,000-row list never delays it. An AI agent's call (`mcp`) waits
+ * for its job like an API caller's does. A list or CRM run started now
  * carries its key and its children and their activities inherit it; a CRM
  * run started by its Schedule has the default (3), still behind callers
  * (the SDK's Schedule actions take no priority yet).
  */
-export const RESEARCH_PRIORITY_KEY: Record<ResearchSource, number> = { api: 1, list: 4, crm: 4 };
+export const RESEARCH_PRIORITY_KEY: Record<ResearchSource, number> = { api: 1, list: 4, crm: 4, mcp: 1 };
 
 /** Who pays for the items and whose product context applies. */
 export interface FanoutOwner {
-  source: Exclude<ResearchSource, 'api'>;
+  source: Exclude<ResearchSource, 'api' | 'mcp'>;
   /** The list id or the CRM run id: with an item's key, it names the item's one research job. */
   ref: string;
   accountId: number;

@@ -97,3 +97,11 @@ export async function refundCredit(em: EntityManager, researchId: string, reason
   });
   return true;
 }
+
+/** Credits a job costs as of now: 1 once taken, 0 after its refund (docs/api.md#refunds). */
+export async function creditsChargedFor(em: EntityManager, researchId: string): Promise<number> {
+  const rows: Array<{ charged: number | null }> = await em
+    .getConnection()
+    .execute(`select sum(case when kind = 'consume' then 1 when kind = 'refund' then -1 else 0 end)::int as charged from credit_ledger_entry where research_id = ?`, [researchId]);
+  return Math.max(0, rows[0]?.charged ?? 0);
+}

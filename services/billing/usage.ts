@@ -3,6 +3,7 @@ import type { IAccount } from '../../db/entities/account.ts';
 import type { CreditEntryKind, Usage, UsageCycle } from '../../domain/dashboard/replies.ts';
 import { creditStatement } from '../accounts/accounts.ts';
 import { iso } from '../accounts/dashboard-keys.ts';
+import type { ResearchSource } from '../../domain/research/fanout.ts';
 
 const LEDGER_ROWS = 200;
 const CYCLES_LISTED = 12;
@@ -39,8 +40,9 @@ export async function usageOfCycle(em: EntityManager, account: IAccount, cycleSt
       [account.id, cycle.isCurrent ? account.cycleStart : new Date(cycle.start)],
     ),
     connection.execute<Array<Record<string, unknown>>>(
-      `select id, created_at, kind, used_delta, limit_after, research_id, note from credit_ledger_entry
-       where account_id = ? order by created_at desc, id desc limit ${LEDGER_ROWS}`,
+      `select l.id, l.created_at, l.kind, l.used_delta, l.limit_after, l.research_id, l.note, j.source
+       from credit_ledger_entry l left join research_job j on j.id = l.research_id
+       where l.account_id = ? order by l.created_at desc, l.id desc limit ${LEDGER_ROWS}`,
       [account.id],
     ),
   ]);
@@ -69,6 +71,7 @@ export async function usageOfCycle(em: EntityManager, account: IAccount, cycleSt
       limitAfter: Number(row.limit_after),
       researchId: (row.research_id as string | null) ?? null,
       note: (row.note as string | null) ?? null,
+      source: (row.source as ResearchSource | null) ?? null,
     })),
   };
 }

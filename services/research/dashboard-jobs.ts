@@ -9,8 +9,11 @@ import { hasEnded, type ResearchJobStatus } from '../../domain/research/job-stat
 import { iso } from '../accounts/dashboard-keys.ts';
 import type { ResearchSource } from '../../domain/research/fanout.ts';
 
-/** The account's research jobs, newest first, one page at a time (index research_job_account_submitted_idx). */
-export async function listJobs(em: EntityManager, account: IAccount, filter: TJobFilter): Promise<JobPage> {
+/**
+ * The account's research jobs, newest first, one page at a time (index research_job_account_submitted_idx);
+ * `email` and `pageSize` for callers other than the Jobs page (the MCP tool list_research).
+ */
+export async function listJobs(em: EntityManager, account: IAccount, filter: TJobFilter & { email?: string; pageSize?: number }): Promise<JobPage> {
   const conditions = ['j.account_id = ?'];
   const params: unknown[] = [account.id];
   if (filter.status) {
@@ -21,9 +24,14 @@ export async function listJobs(em: EntityManager, account: IAccount, filter: TJo
     conditions.push('j.api_key_id = ?');
     params.push(filter.keyId);
   }
+  if (filter.email) {
+    conditions.push('j.email = ?');
+    params.push(filter.email);
+  }
   const where = conditions.join(' and ');
   const connection = em.getConnection();
-  const offset = (filter.page - 1) * JOBS_PAGE_SIZE;
+  const pageSize = filter.pageSize ?? JOBS_PAGE_SIZE;
+  const offset = (filter.page - 1) * pageSize;
   const [rows, counted] = await Promise.all([
     connection.execute<Array<Record<string, unknown>>>(
       `select j.id, j.email, j.status, j.error, j.api_key_id, j.submitted_at, j.completed_at, k.display_prefix, p.name as product_name,
@@ -34,7 +42,7 @@ export async function listJobs(em: EntityManager, account: IAccount, filter: TJo
        left join prospect_list pl on j.source = 'list' and pl.id = j.source_ref
        where ${where}
        order by j.submitted_at desc, j.id desc
-       limit ${JOBS_PAGE_SIZE} offset ${offset}`,
+       limit ${pageSize} offset ${offset}`,
       params,
     ),
     connection.execute<Array<{ total: number }>>(`select count(*)::int as total from research_job j where ${where}`, params),
@@ -43,7 +51,7 @@ export async function listJobs(em: EntityManager, account: IAccount, filter: TJo
   return {
     jobs: rows.map(toListItem),
     page: filter.page,
-    pageCount: Math.max(1, Math.ceil(total / JOBS_PAGE_SIZE)),
+    pageCount: Math.max(1, Math.ceil(total / pageSize)),
     total,
   };
 }
@@ -77,7 +85,7 @@ export async function jobDetail(em: EntityManager, temporal: Client, account: IA
 const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
 
 /** docs/decisions.md#the-dashboard: a running job's progress is read through the workflow's query. */
-async function readProgress(temporal: Client, researchId: string): Promise<ResearchProgress | null> {
+export async function readProgress(temporal: Client, researchId: string): Promise<ResearchProgress | null> {
   try {
     const query = temporal.workflow.getHandle(researchId).query<ResearchProgress>(PROGRESS_QUERY);
     return await Promise.race([query, delay(PROGRESS_QUERY_TIMEOUT_MS, null, { ref: false })]);

@@ -31,7 +31,7 @@ export type Submission =
  */
 export async function submitResearchJob(
   em: EntityManager,
-  input: { apiKey: AuthenticatedKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string },
+  input: { apiKey: AuthenticatedKey; request: ResearchRequest; idempotencyKey: string | null; requestHash: string; source?: 'api' | 'mcp' },
   now: Date,
   alerts: UsageAlertSettings,
 ): Promise<Submission> {
@@ -59,6 +59,7 @@ export async function submitResearchJob(
       submittedAt: now,
       idempotencyKey: input.idempotencyKey,
       requestHash: input.requestHash,
+      source: input.source,
     });
     return { outcome: 'accepted', job, plan: account.plan, isMailQueued: credit.isMailQueued };
   });

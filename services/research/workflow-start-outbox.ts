@@ -25,6 +25,8 @@ export interface NewResearchJob {
   submittedAt: Date;
   idempotencyKey?: string | null;
   requestHash?: string | null;
+  /** Who asked: `api` unless said (a fan-out sets its own source on the row it recorded). */
+  source?: 'api' | 'mcp';
 }
 
 /**
@@ -51,6 +53,7 @@ export function recordResearchJob(tx: EntityManager, job: NewResearchJob): IRese
     completedReply: null,
     idempotencyKey: job.idempotencyKey ?? null,
     requestHash: job.requestHash ?? null,
+    source: job.source ?? 'api',
     modelUsage: null,
   });
 }

@@ -16,6 +16,8 @@ export const router = createBrowserRouter(
         { path: 'verified', ...page(() => import('./routes/auth/verified.tsx')) },
         { path: 'forgot-password', ...page(() => import('./routes/auth/forgot-password.tsx')) },
         { path: 'reset-password', ...page(() => import('./routes/auth/reset-password.tsx')) },
+        // Outside the app's frame: the owner is in the middle of an agent's sign-in.
+        { path: 'agents/consent', ...page(() => import('./routes/auth/agent-consent.tsx')) },
         {
           ...page(() => import('../components/app-layout.tsx')),
           children: [
@@ -30,6 +32,7 @@ export const router = createBrowserRouter(
             { path: 'crm', ...page(() => import('./routes/app/crm.tsx')) },
             { path: 'crm/:productId', ...page(() => import('./routes/app/crm.tsx')) },
             { path: 'webhooks', ...page(() => import('./routes/app/webhooks.tsx')) },
+            { path: 'agents', ...page(() => import('./routes/app/agents.tsx')) },
             { path: 'preferences', ...page(() => import('./routes/app/preferences.tsx')) },
             { path: 'account', ...page(() => import('./routes/app/account.tsx')) },
           ],

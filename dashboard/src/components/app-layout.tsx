@@ -15,6 +15,7 @@ const NAVIGATION = [
   { to: '/usage', label: 'Usage' },
   { to: '/crm', label: 'CRM' },
   { to: '/webhooks', label: 'Webhooks' },
+  { to: '/agents', label: 'AI agents' },
   { to: '/billing', label: 'Billing' },
   { to: '/preferences', label: 'Preferences' },
   { to: '/account', label: 'Account' },

@@ -36,11 +36,17 @@ export function namedFigures(results: {
   crm?: { callsPerContact: number; wallMs: number; contacts: number; inFlight: number; researchPathMs: number };
   crmProviders?: Array<{ provider: string; callsPerContact: number; wallMs: number; criticalPathMs: number }>;
   lists?: { wallMs: number; lowerBoundMs: number };
+  mcp?: { uncached?: { callsToComplete: { p95: number }; progressGapMs: { max: number } }; cached?: { callMs: { p95: number } } };
 }): Figures {
   const figures: Figures = {};
   for (const level of results.overhead ?? []) {
     figures[`overhead.cpu_per_job_ms.in_flight_${level.inFlight}`] = level.cpu.stackMs;
     Object.assign(figures, flattenFigures(level.serverRatio, `overhead.ratio.in_flight_${level.inFlight}`));
+  }
+  if (results.mcp?.cached) figures['mcp.cached_call_ms.p95'] = results.mcp.cached.callMs.p95;
+  if (results.mcp?.uncached) {
+    figures['mcp.calls_to_complete.p95'] = results.mcp.uncached.callsToComplete.p95;
+    figures['mcp.progress_gap_ms.max'] = results.mcp.uncached.progressGapMs.max;
   }
   for (const level of results.webhooks?.levels ?? []) {
     Object.assign(figures, flattenFigures(level.latencyMs, `webhooks.first_attempt_ms.in_flight_${level.inFlight}`));

@@ -5,6 +5,7 @@ import { PageTitle } from '../../../components/app-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useUsage } from '../../../features/usage/api.ts';
 import { UsageChart } from '../../../features/usage/components/usage-chart.tsx';
+import { SOURCE_LABELS } from '../../../features/jobs/components/job-source.tsx';
 import { formatDate, formatDateTime } from '../../../lib/format.ts';
 import { planLabel } from '../../../../../domain/billing/plans.ts';
 
@@ -145,7 +146,7 @@ function Ledger({ usage }: { usage: Usage }) {
                 <Table.Td>{KIND_LABELS[entry.kind]}</Table.Td>
                 <Table.Td>{signed(spendableChange(usage.ledger, index))}</Table.Td>
                 <Table.Td>{entry.limitAfter}</Table.Td>
-                <Table.Td>{[entry.researchId, entry.note].filter(Boolean).join(' · ')}</Table.Td>
+                <Table.Td>{[entry.researchId, entry.source && SOURCE_LABELS[entry.source], entry.note].filter(Boolean).join(' · ')}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>

@@ -1,8 +1,12 @@
 import { Anchor, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import type { JobListItem } from '../../../../../domain/dashboard/replies.ts';
+import type { ResearchSource } from '../../../../../domain/research/fanout.ts';
 
-/** Where a job came from: the API, a list (linked to it) or a CRM sync. */
+/** Who asked for a job, as the Jobs page and the ledger say it. */
+export const SOURCE_LABELS: Record<ResearchSource, string> = { api: 'API', list: 'List', crm: 'CRM sync', mcp: 'AI agent (MCP)' };
+
+/** Where a job came from: the API, a list (linked to it), a CRM sync or an AI agent over MCP. */
 export function JobSource({ job }: { job: Pick<JobListItem, 'source' | 'listId' | 'listName'> }) {
   if (job.source === 'list' && job.listId) {
     return (
@@ -11,5 +15,5 @@ export function JobSource({ job }: { job: Pick<JobListItem, 'source' | 'listId' 
       </Anchor>
     );
   }
-  return <Text size="sm">{job.source === 'crm' ? 'CRM sync' : 'API'}</Text>;
+  return <Text size="sm">{SOURCE_LABELS[job.source]}</Text>;
 }
