@@ -9,6 +9,7 @@ import type { KeyLastUse } from '../services/accounts/key-last-use.ts';
 import type { Billing } from '../services/billing/billing.ts';
 import type { Crm } from '../services/crm/crm.ts';
 import type { AgentAuthorization } from './mcp/agent-tokens.ts';
+import type { McpServer } from '@modelcontextprotocol/server';
 
 export interface ApiDeps {
   orm: Orm;
@@ -32,6 +33,12 @@ export interface ApiDeps {
   agentAuthorization?: AgentAuthorization;
   /** True from the first SIGTERM: readiness is false, long polls answer at once, and the API stops taking requests. */
   isDraining?: () => boolean;
+  /**
+   * Tests only, never set by the production entry point: registers more MCP
+   * tools, resources and prompts on each request's server (the conformance
+   * suite's fixtures, test/mcp/conformance-fixtures.ts).
+   */
+  mcpTestFixtures?: (server: McpServer) => void;
 }
 
 /** Koa state of every request: a request-scoped EntityManager (docs/architecture.md#one-entitymanager-per-request). */

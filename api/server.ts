@@ -12,6 +12,7 @@ import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
 import { createApp } from './app.ts';
+import type { ApiDeps } from './deps.ts';
 import { loadDashboardConfig } from './dashboard/config.ts';
 import { createDashboard } from './dashboard/index.ts';
 import { createAgentAuthorization } from './mcp/agent-tokens.ts';
@@ -46,6 +47,7 @@ export async function bootstrapApi(
   logger: Logger,
   clock: () => Date = () => new Date(),
   env: NodeJS.ProcessEnv = process.env,
+  testHooks: Pick<ApiDeps, 'mcpTestFixtures'> = {},
 ): Promise<ApiHandle> {
   const orm = await initOrm(config.databaseUrl, { poolMax: config.dbPoolMax });
   const statusPool = createStatusPool(config.databaseUrl, logger);
@@ -86,7 +88,7 @@ export async function bootstrapApi(
   const pages = await dashboardPages(dashboardConfig, server);
   const keyLastUse = new KeyLastUse(clock);
   let isDraining = false;
-  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm, agentAuthorization: createAgentAuthorization(dashboard.auth, dashboardConfig.publicUrl), isDraining: () => isDraining }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
+  const app = createApp({ orm, statusReader, jobEnds, temporal, config, logger, clock, keyLastUse, publicUrl: dashboardConfig.publicUrl, billing, crm, agentAuthorization: createAgentAuthorization(dashboard.auth, dashboardConfig.publicUrl), isDraining: () => isDraining, ...testHooks }, [...dashboard.middleware, ...(pages ? [pages] : [])]);
   handleRequest = app.callback();
   // Starts the workflows of accepted jobs whose start was missed (a crash, Temporal unreachable).
   const relay = startWorkflowStartRelay({ orm, temporal, taskQueue: config.temporal.taskQueue, deadlineMs: config.researchDeadlineMs, fairnessWeights: config.fairnessWeights, clock, logger });

@@ -22,5 +22,6 @@ export function createMcpServer(deps: ApiDeps, caller: McpCaller): McpServer {
   registerResearchTools(server, context);
   registerAccountTools(server, context);
   registerListTools(server, context);
+  deps.mcpTestFixtures?.(server);
   return server;
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { bootstrapApi, type ApiHandle } from '../../api/server.ts';
+import type { ApiDeps } from '../../api/deps.ts';
 import { initOrm, type Orm } from '../../db/orm.ts';
 import type { InsightsGenerator } from '../../domain/research/insights.ts';
 import type { PlanName } from '../../domain/billing/plans.ts';
@@ -33,6 +34,8 @@ export interface TestStackOptions {
   generator?: (real: InsightsGenerator) => InsightsGenerator;
   /** More environment for the API (the dashboard's and the mailer's settings, e.g. the test mail sandbox). */
   apiEnv?: Record<string, string>;
+  /** The API's test-only MCP registrations (the conformance suite's fixtures); production never has them. */
+  mcpTestFixtures?: ApiDeps['mcpTestFixtures'];
 }
 
 export interface TestStack {
@@ -90,7 +93,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     DB_POOL_MAX: '10',
   });
   const orm = await initOrm(databaseUrl, { migrate: true, poolMax: 5 });
-  const api = await bootstrapApi(config, logger, clock.now, { ...env, ...options.apiEnv });
+  const api = await bootstrapApi(config, logger, clock.now, { ...env, ...options.apiEnv }, { mcpTestFixtures: options.mcpTestFixtures });
   const temporal = new Client({ connection: await Connection.connect({ address: config.temporal.address }) });
 
   const realSources = createEnrichmentSources(createProviderConfig(env), logger);
