@@ -177,4 +177,4 @@ export function messageOf(body: unknown): string {
 }
 
 /** Token counts as people read them (30,000, not 30000): the hold-off's reason is shown on the CRM page. */
-const formatTokens = (count: number) => count.toLocaleString('en-US');
+const formatTokens = (count: number | null) => (count === null ? 'an unknown number of' : count.toLocaleString('en-US'));
