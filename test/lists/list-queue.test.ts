@@ -45,7 +45,7 @@ it('runs a Starter account\'s three lists one after another, each started by its
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
-  const statuses = async () => (await db().execute('select status from prospect_list where account_id = ? order by queued_at nulls first', [accountId])).map((row: { status: string }) => row.status);
+  const statuses = async () => ((await db().execute('select status from prospect_list where account_id = ? order by queued_at nulls first', [accountId])) as Array<{ status: string }>).map((row) => row.status);
   await expect.poll(statuses, { timeout: 90_000, interval: 500 }).toEqual(['completed', 'completed', 'completed']);
   isDone = true;
   await relayLoop;

@@ -221,13 +221,14 @@ function CancelListDialog({ list, opened, onClose }: { list: ListSummary; opened
     <Modal opened={opened} onClose={close} title="Cancel this list?">
       <Stack>
         <Text>
-          Rows not yet started are not run and not charged. Rows already being researched finish and are charged like any job; their results stay in the
-          downloads.
+          {list.status === 'queued'
+            ? 'The list has not started: none of its rows is run or charged.'
+            : 'Rows not yet started are not run and not charged. Rows already being researched finish and are charged like any job; their results stay in the downloads.'}
         </Text>
         <FormError error={cancel.error} />
         <Group justify="flex-end">
           <Button variant="default" onClick={close}>
-            Keep running
+            {list.status === 'queued' ? 'Keep it queued' : 'Keep running'}
           </Button>
           <Button color="red" loading={cancel.isPending} onClick={() => cancel.mutate(undefined, { onSuccess: close })}>
             Cancel list {list.name}
