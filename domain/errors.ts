@@ -41,7 +41,6 @@ export const ERROR_STATUS = {
   api_key_required: 400,
   list_not_draft: 409,
   list_not_running: 409,
-  list_limit_reached: 409,
   list_credits_changed: 409,
 } as const;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research/contract.ts';
+import { DEFAULT_ATTEMPTS_PER_ENDPOINT } from '../domain/webhooks/limits.ts';
 import { DEFAULT_FAIRNESS_WEIGHTS, parseFairnessWeights, type FairnessWeights } from '../domain/research/fairness.ts';
 import { ConfigError, envVar, parseEnv, type Env } from './env.ts';
 import { loadTemporalConnection, type TemporalConnectionSettings } from './temporal-connection.ts';
@@ -68,6 +69,12 @@ const ZEnv = z.object({
       return z.NEVER;
     }
   }).describe('plan=weight pairs separated by commas, e.g. scale=2,growth=1.5 (weights from 0.001 to 1000)').optional(),
+  /**
+   * First webhook attempts to one endpoint under way at once, across every
+   * webhooks process (services/webhooks/webhooks.ts claimFirstAttempts); the
+   * endpoint's other deliveries wait their turn, oldest first.
+   */
+  WEBHOOK_ATTEMPTS_PER_ENDPOINT: envVar.int({ min: 1 }).default(DEFAULT_ATTEMPTS_PER_ENDPOINT),
 });
 
 export interface Config {
@@ -92,6 +99,8 @@ export interface Config {
   shutdown: { readinessDelayMs: number; graceMs: number };
   /** Temporal fairness weight of each plan's accounts on the research queue. */
   fairnessWeights: FairnessWeights;
+  /** First webhook attempts to one endpoint under way at once. */
+  webhookAttemptsPerEndpoint: number;
 }
 
 export interface WorkerSlots {
@@ -126,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdown: { readinessDelayMs: e.SHUTDOWN_READINESS_DELAY_MS, graceMs: e.SHUTDOWN_GRACE_MS },
     fairnessWeights: e.FAIRNESS_PLAN_WEIGHTS ?? DEFAULT_FAIRNESS_WEIGHTS,
+    webhookAttemptsPerEndpoint: e.WEBHOOK_ATTEMPTS_PER_ENDPOINT,
   };
 }
 

@@ -82,7 +82,7 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
       // It sends each delivery's first attempt itself; a delivery workflow holds the retries of one that failed.
       const dispatcher = await startWebhookDispatcher({
         orm: deps.orm, temporal: deps.temporal, databaseUrl: config.databaseUrl, researchTaskQueue, logger,
-        firstAttempts: { webhooks: context.webhooks, clock: deps.clock },
+        firstAttempts: { webhooks: context.webhooks, clock: deps.clock }, attemptsPerEndpoint: config.webhookAttemptsPerEndpoint,
       });
       return { workers: { webhooks: worker }, stopLoops: () => dispatcher.stop() };
     }

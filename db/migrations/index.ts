@@ -19,6 +19,7 @@ import { Migration20261128090000 } from './Migration20261128090000.ts';
 import { Migration20261129090000 } from './Migration20261129090000.ts';
 import { Migration20261129100000 } from './Migration20261129100000.ts';
 import { Migration20261130090000 } from './Migration20261130090000.ts';
+import { Migration20261130100000 } from './Migration20261130100000.ts';
 
 // Every migration, in order. Append new ones here.
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129090000', class: Migration20261129090000 },
   { name: 'Migration20261129100000', class: Migration20261129100000 },
   { name: 'Migration20261130090000', class: Migration20261130090000 },
+  { name: 'Migration20261130100000', class: Migration20261130100000 },
 ];

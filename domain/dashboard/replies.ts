@@ -2,6 +2,7 @@
 // the browser: types, and the ledger kinds they name.
 import type { Plan, PlanName } from '../billing/plans.ts';
 import type { Language } from '../research/languages.ts';
+import type { JobQueueWait } from '../research/queue-estimate.ts';
 import type { ResearchProgress } from '../research/contract.ts';
 import type { ResearchSource } from '../research/fanout.ts';
 import type { ResearchJobStatus } from '../research/job-status.ts';
@@ -92,6 +93,8 @@ export interface JobDetail extends JobListItem {
   /** Live stage of a running job, from the workflow's progress query; null when the workflow cannot answer. */
   progress: ResearchProgress | null;
   isRefunded: boolean;
+  /** While queued: the account's own jobs ahead of it and when it should be done (domain/research/queue-estimate.ts). */
+  queue: JobQueueWait | null;
 }
 
 export const CREDIT_ENTRY_KINDS = ['consume', 'refund', 'cycle_reset', 'plan_change'] as const;

@@ -3,15 +3,21 @@
 import { z } from 'zod';
 import type { PlanName } from '../billing/plans.ts';
 
-export const LIST_STATUSES = ['draft', 'running', 'cancelling', 'completed', 'cancelled', 'stopped_no_credits'] as const;
+export const LIST_STATUSES = ['draft', 'queued', 'running', 'cancelling', 'completed', 'cancelled', 'stopped_no_credits'] as const;
 export type ListStatus = (typeof LIST_STATUSES)[number];
 export const isListRunning = (status: ListStatus) => status === 'running' || status === 'cancelling';
+/** Started while the account ran its plan's number of lists: it runs when one of them ends. */
+export const isListQueued = (status: ListStatus) => status === 'queued';
 
 /** A row as the page shows it; `started` rows read their job's status. */
 export const LIST_ROW_STATUSES = ['skipped', 'pending', 'running', 'completed', 'failed', 'not_charged'] as const;
 export type ListRowStatus = (typeof LIST_ROW_STATUSES)[number];
 
-/** Lists running at once per account: one on Free and Starter, three on Growth and Scale. */
+/**
+ * Lists running at once per account: one on Free and Starter, three on Growth
+ * and Scale. A list started beyond it waits `queued` and starts by itself when
+ * one of the account's running lists ends (services/lists/queue.ts).
+ */
 export const MAX_RUNNING_LISTS: Record<PlanName, number> = { free: 1, starter: 1, growth: 3, scale: 3 };
 
 export const LIST_RUN_WORKFLOW_TYPE = 'listRunWorkflow';
@@ -75,6 +81,8 @@ export interface ListSummary {
   finishedAt: string | null;
   counts: ListCounts;
   stoppedReason: string | null;
+  /** While queued: 1 for the account's next list to run, 2 for the one after it, … */
+  queuePlace: number | null;
 }
 
 export interface ListProgress {
@@ -85,6 +93,13 @@ export interface ListProgress {
   remaining: number;
   /** Seconds left while running, from this list's own finished rows (domain/lists/time-left.ts); null before any has finished. */
   etaSeconds: number | null;
+}
+
+/** A queued list's turn, as the Lists page shows it (domain/lists/queue-wait.ts). */
+export interface ListQueueWait {
+  place: number;
+  rowsAhead: number;
+  startsInSeconds: number;
 }
 
 export interface ListRowReply {
@@ -101,6 +116,8 @@ export interface ListRowReply {
 
 export interface ListLimits {
   running: number;
+  /** Lists started beyond `maxRunning`, waiting their turn. */
+  queued: number;
   maxRunning: number;
   plan: PlanName;
   creditsLeft: number;

@@ -7,7 +7,7 @@ import {
   type ColumnMapping, type ListParse, type ListPreview, type ListPreviewRow, type ParsedList,
 } from '../../domain/lists/csv.ts';
 import { MAX_RUNNING_LISTS, type ListStatus, type ListSummary, type TListPatch } from '../../domain/lists/lists.ts';
-import { PLANS, creditErrorCode, planLabel } from '../../domain/billing/plans.ts';
+import { PLANS, creditErrorCode } from '../../domain/billing/plans.ts';
 import { MAX_HINT_LENGTH, type ResearchRequest } from '../../domain/research/request.ts';
 import { shortText } from '../../domain/shown-text.ts';
 import { customAlphabet } from 'nanoid';
@@ -35,6 +35,7 @@ export interface ListRow {
   stopped_reason: string | null;
   created_at: Date;
   started_at: Date | null;
+  queued_at?: Date | null;
   workflow_started_at: Date | null;
   finished_at: Date | null;
 }
@@ -189,7 +190,7 @@ export function draftReply(list: ListRow, creditsLeft: number): ListDraftReply {
   };
 }
 
-export function summaryOf(list: ListRow, counts: { done: number; failed: number; notCharged: number }): ListSummary {
+export function summaryOf(list: ListRow, counts: { done: number; failed: number; notCharged: number }, queuePlace: number | null = null): ListSummary {
   return {
     id: list.id,
     name: list.name,
@@ -200,6 +201,7 @@ export function summaryOf(list: ListRow, counts: { done: number; failed: number;
     finishedAt: iso(list.finished_at),
     counts: { total: list.cells.filter((cells) => !isBlankRow(cells)).length, toRun: list.to_run, ...counts },
     stoppedReason: list.stopped_reason,
+    queuePlace: list.status === 'queued' ? queuePlace : null,
   };
 }
 
@@ -234,11 +236,12 @@ function skipReason(row: ListPreviewRow, skipFlagged: boolean): string {
 
 /**
  * Starts a draft: under the account's lock (as credits are taken), the limits
- * checked (lists running at once for the plan, a key with a product, an
- * e-mail column, at least one row and one credit), the rows written (those
- * that fit the credits left `pending`, the rest `skipped` with the reason),
- * and the list `running` with the intent to start its workflow recorded
- * (`workflow_started_at` null). The caller starts the workflow after the commit.
+ * checked (a key with a product, an e-mail column, at least one row and one
+ * credit), the rows written (those that fit the credits left `pending`, the
+ * rest `skipped` with the reason), and the list `running` with the intent to
+ * start its workflow recorded (`workflow_started_at` null); the caller starts
+ * the workflow after the commit. When the account already runs its plan's
+ * number of lists, or has lists waiting, the list is `queued` behind them.
  */
 export async function startList(
   em: EntityManager,
@@ -251,15 +254,17 @@ export async function startList(
     const account = await lockAccount(tx, accountId, now);
     const list = await findList(tx, accountId, listId, { forUpdate: true });
     if (list.status !== 'draft') throw new AppError('list_not_draft', 'This list has already started.');
-    const maxRunning = MAX_RUNNING_LISTS[account.plan];
     const [{ running }]: Array<{ running: number }> = await tx.execute(
       `select count(*)::int as running from prospect_list where account_id = ? and status in ('running', 'cancelling')`,
       [accountId],
     );
-    if (running >= maxRunning) {
-      const what = maxRunning === 1 ? 'One list runs' : `${maxRunning} lists run`;
-      throw new AppError('list_limit_reached', `${what} at a time on the ${planLabel(account.plan)} plan. Start this one when the running list has finished${maxRunning === 1 ? ', or upgrade to Growth to run three at once' : ''}.`, { running, maxRunning });
-    }
+    // Beyond the plan's number running at once, the list waits its turn with its rows
+    // written (services/lists/queue.ts), rather than being refused.
+    const [{ queued }]: Array<{ queued: number }> = await tx.execute(
+      `select count(*)::int as queued from prospect_list where account_id = ? and status = 'queued'`,
+      [accountId],
+    );
+    const isQueued = running >= MAX_RUNNING_LISTS[account.plan] || queued > 0;
     if (list.api_key_id === null) throw new AppError('api_key_required', 'Choose the API key whose product context the research is for (create one on the API keys page).');
     const productId = await assertUsableKey(tx, accountId, list.api_key_id).catch(() => {
       throw new AppError('api_key_required', 'The chosen key is revoked or has no product context: choose another key.');
@@ -295,6 +300,10 @@ export async function startList(
       [list.id, JSON.stringify(rows)],
     );
     const toRun = rows.filter((row) => row.status === 'pending').length;
+    if (isQueued) {
+      await tx.execute(`update prospect_list set status = 'queued', queued_at = ?, to_run = ?, product_id = ? where id = ?`, [now, toRun, productId, list.id]);
+      return { ...list, status: 'queued', queued_at: now, to_run: toRun, product_id: productId };
+    }
     await tx.execute(`update prospect_list set status = 'running', started_at = ?, to_run = ?, product_id = ? where id = ?`, [now, toRun, productId, list.id]);
     return { ...list, status: 'running', started_at: now, to_run: toRun, product_id: productId };
   });
@@ -304,13 +313,20 @@ export async function startList(
  * A Cancel: the list becomes `cancelling` under the account's lock, which the
  * fan-out's step also takes before it records a row's job, so no row is
  * charged after this commits. Rows in flight finish (and are paid for); the
- * run marks the rest not charged and ends the list `cancelled`.
+ * run marks the rest not charged and ends the list `cancelled`. A queued
+ * list has not begun: it ends `cancelled` at once, no row charged.
  */
 export async function requestListCancel(em: EntityManager, accountId: number, listId: string, now: Date): Promise<ListRow> {
   return em.transactional(async (tx) => {
     await lockAccount(tx, accountId, now);
     const list = await findList(tx, accountId, listId, { forUpdate: true });
     if (list.status === 'cancelling') return list;
+    if (list.status === 'queued') {
+      // Not begun: ends at once, none of its rows charged.
+      await tx.execute(`update prospect_list_row set status = 'not_charged' where list_id = ? and status = 'pending'`, [list.id]);
+      await tx.execute(`update prospect_list set status = 'cancelled', stopped_reason = 'cancelled', finished_at = ? where id = ?`, [now, list.id]);
+      return { ...list, status: 'cancelled', stopped_reason: 'cancelled', finished_at: now };
+    }
     if (list.status !== 'running') throw new AppError('list_not_running', list.status === 'draft' ? 'This list has not started: delete it instead.' : 'This list has already ended.');
     await tx.execute(`update prospect_list set status = 'cancelling', stopped_reason = 'cancelled' where id = ?`, [list.id]);
     return { ...list, status: 'cancelling', stopped_reason: 'cancelled' };

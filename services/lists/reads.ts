@@ -3,11 +3,13 @@ import type { IAccount } from '../../db/entities/account.ts';
 import { shownEmail } from '../../domain/research/email-address.ts';
 import { isBlankRow } from '../../domain/lists/fields.ts';
 import { csvDelimiterFor, formatListResultsCsv, type ListResultRow } from '../../domain/lists/results-csv.ts';
-import { MAX_RUNNING_LISTS, isListRunning, type ListLimits, type ListProgress, type ListRowReply, type ListRowStatus, type ListSummary } from '../../domain/lists/lists.ts';
+import { MAX_RUNNING_LISTS, isListRunning, type ListLimits, type ListProgress, type ListQueueWait, type ListRowReply, type ListRowStatus, type ListSummary } from '../../domain/lists/lists.ts';
 import { listSecondsLeft } from '../../domain/lists/time-left.ts';
+import { queueWait } from '../../domain/lists/queue-wait.ts';
 import { LIST_ITEMS_IN_FLIGHT } from '../../domain/research/fanout.ts';
 import { iso } from '../accounts/dashboard-keys.ts';
 import { medianCompletionSeconds, remainingSeconds } from '../research/estimates.ts';
+import { queuePlaces } from './queue.ts';
 import { creditsLeftOf, draftReply, findList, summaryOf, type ListDraftReply, type ListRow } from './lists.ts';
 
 // What the Lists page and the downloads read. A started row's
@@ -68,7 +70,7 @@ export async function listLists(em: EntityManager, account: IAccount, now: Date)
   // `total` counts the rows of a list: a blank line (every cell empty, as cells are stored trimmed) is none (`isBlankRow`).
   const lists: Array<ListRow & { done: number; failed: number; not_charged: number; total: number }> = await em.execute(
     `select l.id, l.account_id, l.api_key_id, l.product_id, l.name, l.status, l.first_row_number, l.mapping, l.skip_flagged, l.to_run,
-            l.stopped_reason, l.created_at, l.started_at, l.workflow_started_at, l.finished_at,
+            l.stopped_reason, l.created_at, l.started_at, l.queued_at, l.workflow_started_at, l.finished_at,
             (select count(*) from jsonb_array_elements(l.cells) as cell_row
               where exists (select 1 from jsonb_array_elements_text(cell_row) as cell where cell <> ''))::int as total,
             count(*) filter (where j.status = 'completed')::int as done,
@@ -83,14 +85,16 @@ export async function listLists(em: EntityManager, account: IAccount, now: Date)
      limit 200`,
     [account.id],
   );
+  const places = await queuePlaces(em, account.id);
   const summaries = lists.map((list) => {
-    const summary = summaryOf({ ...list, headers: [], cells: [] }, { done: list.done, failed: list.failed, notCharged: list.not_charged });
+    const summary = summaryOf({ ...list, headers: [], cells: [] }, { done: list.done, failed: list.failed, notCharged: list.not_charged }, places.get(list.id) ?? null);
     return { ...summary, counts: { ...summary.counts, total: list.total } };
   });
   return {
     lists: summaries,
     limits: {
       running: lists.filter((list) => isListRunning(list.status)).length,
+      queued: places.size,
       maxRunning: MAX_RUNNING_LISTS[account.plan],
       plan: account.plan,
       creditsLeft: creditsLeftOf(account, now),
@@ -102,13 +106,15 @@ export interface ListDetail {
   list: ListDraftReply | ListSummary;
   progress: ListProgress;
   rows: ListRowReply[];
+  /** While queued: the account's rows ahead of it and when it should start (domain/lists/queue-wait.ts). */
+  queue: ListQueueWait | null;
 }
 
 /** A list with its progress and rows; the time left from the list's own finished rows (domain/lists/time-left.ts). */
 export async function listDetail(em: EntityManager, account: IAccount, listId: string, now: Date): Promise<ListDetail> {
   const list = await findList(em, account.id, listId);
   if (list.status === 'draft') {
-    return { list: draftReply(list, creditsLeftOf(account, now)), progress: { total: 0, done: 0, failed: 0, notCharged: 0, remaining: 0, etaSeconds: null }, rows: [] };
+    return { list: draftReply(list, creditsLeftOf(account, now)), progress: { total: 0, done: 0, failed: 0, notCharged: 0, remaining: 0, etaSeconds: null }, rows: [], queue: null };
   }
   const rows = await rowStates(em, listId, { withReplies: false });
   const counts = countsOf(rows);
@@ -122,8 +128,10 @@ export async function listDetail(em: EntityManager, account: IAccount, listId: s
       inFlight: LIST_ITEMS_IN_FLIGHT,
     });
   }
+  const queue = list.status === 'queued' ? await queuedListWait(em, account, listId) : null;
   return {
-    list: summaryOf(list, counts),
+    list: summaryOf(list, counts, queue?.place ?? null),
+    queue,
     progress,
     rows: rows
       .filter((row) => row.status !== 'skipped')
@@ -137,6 +145,29 @@ export async function listDetail(em: EntityManager, account: IAccount, listId: s
         finishedAt: row.status === 'started' ? iso(row.completed_at) : null,
       })),
   };
+}
+
+/** Where a queued list stands: its place, the account's rows ahead of it, and when it should start. */
+async function queuedListWait(em: EntityManager, account: IAccount, listId: string): Promise<ListQueueWait | null> {
+  const lists: Array<{ id: string; status: string; rows_left: number }> = await em.execute(
+    `select l.id, l.status, count(r.position) filter (where r.status = 'pending' or (r.status = 'started' and j.status in ('queued', 'processing')))::int as rows_left
+     from prospect_list l
+     left join prospect_list_row r on r.list_id = l.id
+     left join research_job j on j.id = r.research_id
+     where l.account_id = ? and l.status in ('running', 'cancelling', 'queued')
+     group by l.id, l.status, l.queued_at order by l.queued_at nulls first, l.id`,
+    [account.id],
+  );
+  const place = lists.filter((list) => list.status === 'queued').findIndex((list) => list.id === listId) + 1;
+  if (place === 0) return null;
+  const wait = queueWait({
+    runningRowsLeft: lists.filter((list) => list.status !== 'queued').map((list) => list.rows_left),
+    aheadRows: lists.filter((list) => list.status === 'queued').slice(0, place - 1).map((list) => list.rows_left),
+    maxRunning: MAX_RUNNING_LISTS[account.plan],
+    inFlight: LIST_ITEMS_IN_FLIGHT,
+    perRowSeconds: await medianCompletionSeconds(em, account.id),
+  });
+  return { place, ...wait };
 }
 
 /** The status reply of a job as `GET /research-status/{id}` answers it (api/research-status.ts). */

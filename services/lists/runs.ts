@@ -8,6 +8,8 @@ import { LIST_RUN_WORKFLOW_TYPE, listRunWorkflowId, type ListRunInput } from '..
 import type { FanoutItem, FanoutOwner } from '../../domain/research/fanout.ts';
 import type { ResearchRequest } from '../../domain/research/request.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { lockAccount } from '../billing/credits.ts';
+import { promoteAllQueuedLists, promoteQueuedLists } from './queue.ts';
 
 // The list run's side: its workflow started durably, and the
 // steps of workflows/list-run-workflow.ts.
@@ -54,15 +56,19 @@ export async function startListRunWorkflow(starts: ListRunStarts, em: EntityMana
 }
 
 /**
- * The lists' start relay: every running list whose workflow start was not
- * recorded `graceMs` after it started gets it started now. Run by the worker
- * every few seconds and at start-up; starting twice is harmless (same id).
+ * The lists' start relay: queued lists whose account has room become running
+ * (services/lists/queue.ts), then every running list whose workflow start was
+ * not recorded gets it started now: `graceMs` after it started when the API
+ * starts it itself, at once when it was promoted from the queue (nobody else
+ * starts those). Run by the worker every few seconds and at start-up;
+ * starting twice is harmless (same id).
  */
 export async function startWaitingListRuns(starts: ListRunStarts & { orm: Orm; clock: () => Date; logger: Logger }, graceMs = 5_000): Promise<number> {
   const em = starts.orm.em.fork();
   const now = starts.clock();
+  await promoteAllQueuedLists(em, now);
   const waiting: Array<{ id: string }> = await em.execute(
-    `select id from prospect_list where workflow_started_at is null and status in ('running', 'cancelling') and started_at < ? order by started_at limit 50`,
+    `select id from prospect_list where workflow_started_at is null and status in ('running', 'cancelling') and (started_at < ? or queued_at is not null) order by started_at limit 50`,
     [new Date(now.getTime() - graceMs)],
   );
   let started = 0;
@@ -130,6 +136,10 @@ export async function listRunPage(em: EntityManager, input: { listId: string; af
  */
 export async function listRunFinish(em: EntityManager, input: { listId: string; isOutOfCredits: boolean }, now: Date): Promise<{ status: string }> {
   return em.transactional(async (tx) => {
+    const [owner]: Array<{ account_id: number }> = await tx.execute('select account_id from prospect_list where id = ?', [input.listId]);
+    if (!owner) return { status: 'gone' };
+    // The account's lock first, as a Cancel and a start take it, then the list's.
+    await lockAccount(tx, owner.account_id, now);
     const [list]: Array<{ status: string; is_account_deleted: boolean }> = await tx.execute(
       `select l.status, a.deletion_requested_at is not null as is_account_deleted
        from prospect_list l join account a on a.id = l.account_id where l.id = ? for update of l`,
@@ -142,6 +152,8 @@ export async function listRunFinish(em: EntityManager, input: { listId: string; 
     const status = isCancelled ? 'cancelled' : input.isOutOfCredits ? 'stopped_no_credits' : 'completed';
     const reason = list.is_account_deleted ? 'account_deleted' : status === 'cancelled' ? 'cancelled' : status === 'stopped_no_credits' ? 'credits_exhausted' : null;
     await tx.execute('update prospect_list set status = ?, stopped_reason = ?, finished_at = ? where id = ?', [status, reason, now, input.listId]);
+    // The account's next queued list takes the place in the same commit; the list relay starts its workflow.
+    await promoteQueuedLists(tx, owner.account_id, now);
     return { status };
   });
 }

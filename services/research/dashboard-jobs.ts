@@ -1,4 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { jobQueueWait, type JobQueueWait } from '../../domain/research/queue-estimate.ts';
+import { medianCompletionSeconds } from './estimates.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { IAccount } from '../../db/entities/account.ts';
@@ -79,7 +81,23 @@ export async function jobDetail(em: EntityManager, temporal: Client, account: IA
     result: reply ? { data: reply.data ?? null, meta: reply._meta ?? null } : null,
     progress: hasEnded(item.status) ? null : await readProgress(temporal, item.id),
     isRefunded: Boolean(row.is_refunded),
+    queue: item.status === 'queued' ? await queuedJobWait(em, account.id, item) : null,
   };
+}
+
+/**
+ * A queued job's wait behind the account's own work (domain/research/queue-estimate.ts).
+ * An API job is served before list and CRM rows, so only the account's API
+ * jobs are ahead of it; a row has every earlier job of the account ahead.
+ */
+async function queuedJobWait(em: EntityManager, accountId: number, job: JobListItem): Promise<JobQueueWait> {
+  const [counts] = await em.getConnection().execute<Array<{ queued_ahead: number; processing: number }>>(
+    `select count(*) filter (where status = 'queued' and submitted_at < ?)::int as queued_ahead,
+            count(*) filter (where status = 'processing')::int as processing
+       from research_job where account_id = ? and status in ('queued', 'processing') and (? = false or source = 'api')`,
+    [job.submittedAt, accountId, job.source === 'api'],
+  );
+  return jobQueueWait({ queuedAhead: counts?.queued_ahead ?? 0, processing: counts?.processing ?? 0, medianSeconds: await medianCompletionSeconds(em, accountId) });
 }
 
 const PROGRESS_QUERY_TIMEOUT_MS = 2_000;

@@ -77,7 +77,7 @@ export async function purgeResearchLogs(em: EntityManager, eraser: HistoryEraser
   );
   // An uploaded list (its cells are the prospects' data) is part of its jobs' research log; its rows go with it (cascade).
   const lists = await em.execute(
-    `delete from prospect_list where id in (select id from prospect_list where created_at < ? and status not in ('running', 'cancelling') limit ?) returning id`,
+    `delete from prospect_list where id in (select id from prospect_list where created_at < ? and status not in ('queued', 'running', 'cancelling') limit ?) returning id`,
     [cutoff, batchSize],
   );
   return {

@@ -22,6 +22,8 @@ export interface WebhookDispatcherOptions {
    * without it, every delivery gets a workflow for all of its attempts.
    */
   firstAttempts?: { webhooks: WebhookConfig; clock: () => Date };
+  /** First attempts to one endpoint under way at once (WEBHOOK_ATTEMPTS_PER_ENDPOINT; claimFirstAttempts). */
+  attemptsPerEndpoint?: number;
 }
 
 export interface WebhookDispatcher {
@@ -121,9 +123,8 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   async function sendFirstAttempts(firstAttempts: NonNullable<WebhookDispatcherOptions['firstAttempts']>): Promise<number> {
     const room = MAX_ATTEMPTS_IN_FLIGHT - attemptsInFlight.size;
     if (room <= 0) return 0;
-    const rows = await claimFirstAttempts(orm.em.fork(), firstAttempts.webhooks.secretKey, Math.min(room, BATCH_SIZE), firstAttempts.clock());
-    // A claim that filled the room may have left deliveries behind: each attempt that ends looks again.
-    const isRoomFull = rows.length >= room;
+    const rows = await claimFirstAttempts(orm.em.fork(), firstAttempts.webhooks.secretKey, Math.min(room, BATCH_SIZE), firstAttempts.clock(), options.attemptsPerEndpoint);
+    // A claim may have left deliveries behind (the room full, or their endpoint's): each attempt that ends looks again.
     for (const row of rows) {
       const attempt: Promise<void> = sendFirstAttempt(firstAttempts, row)
         .catch((error: unknown) => {
@@ -132,7 +133,7 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
         })
         .finally(() => {
           attemptsInFlight.delete(attempt);
-          if (isRoomFull && !isStopped) void runOnce();
+          if (!isStopped) void runOnce();
         });
       attemptsInFlight.add(attempt);
     }

@@ -13,6 +13,7 @@ import {
   type WebhookEvent,
 } from '../../domain/webhooks/webhooks.ts';
 import { enqueueMail } from '../mail/outbox.ts';
+import { DEFAULT_ATTEMPTS_PER_ENDPOINT } from '../../domain/webhooks/limits.ts';
 
 export { WEBHOOK_EVENTS, type WebhookEvent } from '../../domain/webhooks/webhooks.ts';
 
@@ -222,21 +223,41 @@ export async function loadDeliveryToSend(em: EntityManager, key: Buffer, deliver
   return row ? deliveryToSendOf(row, key, now) : null;
 }
 
+/** A claim older than this is a dead dispatcher's (dispatch.ts CLAIM_EXPIRES_MS): no longer in flight. */
+const CLAIM_IN_FLIGHT_SECONDS = 60;
+
 /**
  * Claims up to `limit` new deliveries for their first attempt (one dispatcher
  * each, however many run) and returns what sending them needs, in one
  * statement: at a burst of job ends every round trip per delivery counts.
+ * No endpoint gets more than `perEndpoint` attempts under way at once: one
+ * account's burst of job ends to a slow receiver holds a few of the
+ * dispatchers' slots, and the other endpoints' deliveries pass it. Its own
+ * deliveries wait, oldest first, and go out as its attempts end. Claims are
+ * taken one dispatcher at a time (a transaction lock) so that two never both
+ * fill an endpoint's room.
  */
-export async function claimFirstAttempts(em: EntityManager, key: Buffer, limit: number, now: Date): Promise<Array<DeliveryToSend & { run: number }>> {
-  const rows: Record<string, any>[] = await em.execute(
-    `update webhook_delivery d set first_attempt_claimed_at = now()
-       from webhook_endpoint e
-      where e.id = d.endpoint_id
-        and d.id in (select id from webhook_delivery where workflow_started_at is null and first_attempt_claimed_at is null
-                      order by created_at limit ? for update skip locked)
-      returning d.id, d.run, d.endpoint_id, d.account_id, d.status, d.payload, e.url, e.status as endpoint_status, e.secret, e.previous_secret, e.previous_secret_expires_at`,
-    [limit],
-  );
+export async function claimFirstAttempts(em: EntityManager, key: Buffer, limit: number, now: Date, perEndpoint = DEFAULT_ATTEMPTS_PER_ENDPOINT): Promise<Array<DeliveryToSend & { run: number }>> {
+  const rows: Record<string, any>[] = await em.transactional(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(hashtext('webhook_first_attempt_claims'))`);
+    return tx.execute(
+      `with in_flight as (
+         select endpoint_id, count(*)::int as n from webhook_delivery
+          where workflow_started_at is null and first_attempt_claimed_at > now() - make_interval(secs => ?)
+          group by endpoint_id
+       ), waiting as (
+         select w.id, w.created_at, row_number() over (partition by w.endpoint_id order by w.created_at, w.id) + coalesce(f.n, 0) as place
+           from webhook_delivery w left join in_flight f on f.endpoint_id = w.endpoint_id
+          where w.workflow_started_at is null and w.first_attempt_claimed_at is null
+       )
+       update webhook_delivery d set first_attempt_claimed_at = now()
+         from webhook_endpoint e
+        where e.id = d.endpoint_id
+          and d.id in (select id from webhook_delivery where id in (select id from waiting where place <= ? order by created_at limit ?) for update skip locked)
+        returning d.id, d.run, d.endpoint_id, d.account_id, d.status, d.payload, e.url, e.status as endpoint_status, e.secret, e.previous_secret, e.previous_secret_expires_at`,
+      [CLAIM_IN_FLIGHT_SECONDS, perEndpoint, limit],
+    );
+  });
   return rows.map((row) => ({ ...deliveryToSendOf(row, key, now), run: row.run as number }));
 }
 

@@ -145,10 +145,10 @@ describe('the Lists page in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' });
     await expectAccessible();
 
-    // Another list cannot start while this one runs on Starter, and the page says why.
+    // Another list started while this one runs on Starter waits its turn, and the page says so.
     await page.getByRole('link', { name: 'Back to lists' }).click();
     await page.getByRole('table', { name: 'Your lists' }).getByRole('link', { name: 'Messe Besucher' }).waitFor();
-    await page.getByRole('alert').filter({ hasText: 'A list is already running' }).filter({ hasText: 'On the Starter plan one list runs at a time' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'A list is already running' }).filter({ hasText: 'On the Starter plan one list runs at a time. A list you start now waits its turn' }).waitFor();
     await expectAccessible();
 
     // The worker comes: the list finishes, row by row.

@@ -8,6 +8,7 @@ import { LIST_ID_SHAPE, ZListPatch, ZListStart, ZPastedList, listRunWorkflowId }
 import type { Logger } from '../../../lib/logger.ts';
 import { listDetail, listLists, listResultsCsv, listResultsJsonl } from '../../../services/lists/reads.ts';
 import { startListRunWorkflow, type ListRunStarts } from '../../../services/lists/runs.ts';
+import { queuePlaces } from '../../../services/lists/queue.ts';
 import { createListDraft, deleteListDraft, requestListCancel, startList, summaryOf, updateListDraft } from '../../../services/lists/lists.ts';
 import { refuseNulCharacters } from '../../nul-characters.ts';
 import { readJsonBody } from '../../read-json-body.ts';
@@ -88,12 +89,16 @@ export function listsRouter(deps: ListsRouterDeps): Router<DashboardState> {
     const options = ctx.is('json') ? await parseBody(ctx, ZListStart) : {};
     const list = await startList(ctx.state.em.fork(), ctx.state.account.id, id, options, deps.clock());
     // Committed: the list runs whatever happens next. A start missed here (Temporal
-    // unreachable, this process ending) is made by the worker's list relay.
-    await startListRunWorkflow(starts, ctx.state.em.fork(), id, deps.clock()).catch((error: unknown) =>
-      deps.logger.warn({ err: error, listId: id }, 'list run not started yet; the relay will start it'),
-    );
+    // unreachable, this process ending) is made by the worker's list relay, which
+    // also starts a queued list when its turn comes.
+    if (list.status === 'running') {
+      await startListRunWorkflow(starts, ctx.state.em.fork(), id, deps.clock()).catch((error: unknown) =>
+        deps.logger.warn({ err: error, listId: id }, 'list run not started yet; the relay will start it'),
+      );
+    }
+    const place = list.status === 'queued' ? ((await queuePlaces(ctx.state.em.fork(), ctx.state.account.id)).get(id) ?? null) : null;
     ctx.status = 202;
-    ctx.body = { list: summaryOf(list, { done: 0, failed: 0, notCharged: 0 }) };
+    ctx.body = { list: summaryOf(list, { done: 0, failed: 0, notCharged: 0 }, place) };
   });
 
   router.post('/lists/:id/cancel', async (ctx) => {

@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { KeyList } from '../../../../domain/dashboard/replies.ts';
 import type { ColumnMapping, ListPreview } from '../../../../domain/lists/fields.ts';
-import { isListRunning, type ListLimits, type ListProgress, type ListRowReply, type ListSummary, type TListPatch } from '../../../../domain/lists/lists.ts';
+import { isListQueued, isListRunning, type ListLimits, type ListProgress, type ListQueueWait, type ListRowReply, type ListSummary, type TListPatch } from '../../../../domain/lists/lists.ts';
 import { api } from '../../lib/api-client.ts';
 
 // The Lists page's calls (docs/lists.md#using-it): a list is uploaded as a
@@ -21,21 +21,24 @@ export interface ListDetail {
   list: ListDraft | ListSummary;
   progress: ListProgress;
   rows: ListRowReply[];
+  /** While queued: its place, the account's rows ahead and when it should start. */
+  queue: ListQueueWait | null;
 }
 
 export const isDraft = (list: ListDraft | ListSummary): list is ListDraft => list.status === 'draft';
 
 export const listsQueryOptions = () => queryOptions({ queryKey: ['lists'], queryFn: () => api<{ lists: ListSummary[]; limits: ListLimits }>('/lists') });
-/** While a list runs, its progress in the table (and the running-list limit) refresh every five seconds. */
-export const useLists = () =>
-  useQuery({ ...listsQueryOptions(), refetchInterval: (query) => (query.state.data?.lists.some((list) => isListRunning(list.status)) ? 5_000 : false) });
+const isUnderway = (list: ListSummary) => isListRunning(list.status) || isListQueued(list.status);
 
-/** A running list is polled every two seconds; a draft or finished one is read once. */
+/** While a list runs or waits, its progress in the table (and the running-list limit) refresh every five seconds. */
+export const useLists = () => useQuery({ ...listsQueryOptions(), refetchInterval: (query) => (query.state.data?.lists.some(isUnderway) ? 5_000 : false) });
+
+/** A running or queued list is polled every two seconds; a draft or finished one is read once. */
 export const useList = (listId: string) =>
   useQuery({
     queryKey: ['lists', listId],
     queryFn: () => api<ListDetail>(`/lists/${encodeURIComponent(listId)}`),
-    refetchInterval: (query) => (query.state.data && isListRunning(query.state.data.list.status) ? 2_000 : false),
+    refetchInterval: (query) => (query.state.data && isUnderway(query.state.data.list) ? 2_000 : false),
     retry: (count, error) => !('status' in error && error.status === 404) && count < 2,
   });
 

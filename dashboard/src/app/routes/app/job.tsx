@@ -11,6 +11,7 @@ import { JobResult } from '../../../features/jobs/components/job-result.tsx';
 import { StatusBadge } from '../../../features/jobs/components/status-badge.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { formatDateTime, formatDuration } from '../../../lib/format.ts';
+import { formatWait } from '../../../lib/format-wait.ts';
 
 const STAGE_LABELS: Record<ResearchStage, string> = {
   queued: 'Waiting for a worker',
@@ -88,6 +89,12 @@ function JobProgress({ detail }: { detail: JobDetail }) {
       <Text fw={600} id="progress-heading" mb="xs">
         Progress
       </Text>
+      {detail.queue && (
+        <Alert color="grape" title="Queued behind your own jobs" mb="sm">
+          Queued: {detail.queue.jobsAhead === 1 ? '1 of your jobs is' : `${detail.queue.jobsAhead} of your jobs are`} ahead; {formatWait(detail.queue.estimatedSeconds)}, at the pace of
+          your recent jobs. Other accounts&apos; jobs take turns with yours, so a burst of your own work waits behind itself, not behind theirs.
+        </Alert>
+      )}
       <div role="status" aria-live="polite">
         {current ? `${STAGE_LABELS[current]}…` : 'Running…'}
         {detail.progress && detail.progress.partsDone.length > 0 && ` Parts done: ${detail.progress.partsDone.join(', ')}.`}

@@ -30,7 +30,7 @@ export default function ListPage() {
       </Anchor>
       <PageTitle>{detail.data ? `List ${detail.data.list.name}` : 'List'}</PageTitle>
       <QueryState query={detail} label="this list">
-        {({ list, progress, rows }) => (isDraft(list) ? <DraftList list={list} /> : <ListRun list={list} progress={progress} rows={rows} />)}
+        {({ list, progress, rows, queue }) => (isDraft(list) ? <DraftList list={list} /> : <ListRun list={list} progress={progress} rows={rows} queue={queue} />)}
       </QueryState>
     </>
   );

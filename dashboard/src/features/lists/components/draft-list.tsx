@@ -86,9 +86,7 @@ function StartCard({ list, isSaving }: { list: ListDraft; isSaving: boolean }) {
       ? 'Choose a key first.'
       : willRun === 0
         ? 'No row can run: see the check above.'
-        : limits && limits.running >= limits.maxRunning
-          ? 'Wait until a running list ends.'
-          : null;
+        : null;
   return (
     <Card withBorder component="section" aria-labelledby="start-heading">
       <Title order={2} size="h4" id="start-heading" mb="xs">
@@ -100,6 +98,7 @@ function StartCard({ list, isSaving }: { list: ListDraft; isSaving: boolean }) {
         <Group>
           <Button disabled={blocker !== null} loading={start.isPending || isSaving} onClick={() => start.mutate(willRun)} aria-describedby={blocker ? 'start-blocker' : undefined}>
             {list.preview ? `Start researching ${formatCount(willRun)} ${willRun === 1 ? 'row' : 'rows'}` : 'Start researching'}
+            {limits && limits.running + limits.queued >= limits.maxRunning ? ' when a running list ends' : ''}
           </Button>
           <Button variant="default" color="red" loading={remove.isPending} onClick={() => remove.mutate(undefined, { onSuccess: () => void navigate('/lists') })}>
             Delete this draft

@@ -22,7 +22,7 @@ export function LimitsNotice({ limits }: { limits: ListLimits }) {
   }
   return (
     <Alert color="yellow" title={limits.maxRunning === 1 ? 'A list is already running' : `${formatCount(limits.running)} lists are already running`}>
-      {rule}. You can upload and check a new list now and start it when a running one ends
+      {rule}. A list you start now waits its turn{limits.queued > 0 && ` behind ${formatCount(limits.queued)} waiting`} and starts by itself when a running one ends
       {limits.maxRunning === 1 && (
         <>
           , or{' '}

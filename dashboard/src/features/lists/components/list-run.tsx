@@ -2,7 +2,8 @@ import { Alert, Anchor, Badge, Button, Card, Group, Modal, Progress, Stack, Tabl
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatCount } from '../../../../../domain/lists/fields.ts';
-import { isListRunning, type ListCounts, type ListProgress, type ListRowReply, type ListRowStatus, type ListStatus, type ListSummary } from '../../../../../domain/lists/lists.ts';
+import { isListQueued, isListRunning, type ListCounts, type ListProgress, type ListQueueWait, type ListRowReply, type ListRowStatus, type ListStatus, type ListSummary } from '../../../../../domain/lists/lists.ts';
+import { formatWait, ordinal } from '../../../lib/format-wait.ts';
 import { FormError } from '../../../components/auth-layout.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 import { resultsUrl, useCancelList } from '../api.ts';
@@ -10,6 +11,7 @@ import { ScrollBox } from './scroll-box.tsx';
 
 export const LIST_STATUS_WORDS: Record<ListStatus, { label: string; color: string }> = {
   draft: { label: 'Draft', color: 'gray' },
+  queued: { label: 'Queued', color: 'grape' },
   running: { label: 'Running', color: 'blue' },
   cancelling: { label: 'Cancelling', color: 'yellow' },
   completed: { label: 'Finished', color: 'teal' },
@@ -55,10 +57,12 @@ export function ListStatusBadge({ status }: { status: ListStatus }) {
 }
 
 /** A started list: live progress, Cancel while it runs, the downloads, and every row with its job. */
-export function ListRun({ list, progress, rows }: { list: ListSummary; progress: ListProgress; rows: ListRowReply[] }) {
+export function ListRun({ list, progress, rows, queue }: { list: ListSummary; progress: ListProgress; rows: ListRowReply[]; queue: ListQueueWait | null }) {
   const [isCancelOpen, setCancelOpen] = useState(false);
   const percent = progressPercent(list.status, { toRun: progress.total, done: progress.done, failed: progress.failed, notCharged: progress.notCharged });
   const isRunning = isListRunning(list.status);
+  // A queued list can be cancelled as a running one can: nothing of it has been charged.
+  const isCancellable = isRunning || isListQueued(list.status);
   return (
     <Stack>
       <Card withBorder component="section" aria-labelledby="progress-heading">
@@ -82,9 +86,10 @@ export function ListRun({ list, progress, rows }: { list: ListSummary; progress:
           {progress.notCharged > 0 && `, ${formatCount(progress.notCharged)} not run (not charged)`}
           {isRunning && ` · ${timeLeft(progress.etaSeconds)}`}
         </Text>
+        {queue && <QueuedNotice queue={queue} />}
         <StopNotice list={list} progress={progress} />
         <Group mt="md">
-          {isRunning && (
+          {isCancellable && (
             <Button color="red" variant="light" disabled={list.status === 'cancelling'} onClick={() => setCancelOpen(true)}>
               {list.status === 'cancelling' ? 'Cancelling…' : 'Cancel list'}
             </Button>
@@ -105,6 +110,15 @@ export function ListRun({ list, progress, rows }: { list: ListSummary; progress:
       <RowsCard rows={rows} skipped={list.counts.total - list.counts.toRun} />
       <CancelListDialog list={list} opened={isCancelOpen} onClose={() => setCancelOpen(false)} />
     </Stack>
+  );
+}
+
+/** A list waiting behind the account's own running lists: its place and an estimate from the account's recent jobs. */
+function QueuedNotice({ queue }: { queue: ListQueueWait }) {
+  return (
+    <Alert color="grape" title={`Queued: ${ordinal(queue.place)} of your lists waiting`} mt="sm">
+      {formatCount(queue.rowsAhead)} of your rows are ahead of it in your running and waiting lists; it starts by itself in {formatWait(queue.startsInSeconds)}, at the pace of your recent jobs. Your plan runs a set number of lists at once; no row is charged until it runs.
+    </Alert>
   );
 }
 
@@ -207,13 +221,14 @@ function CancelListDialog({ list, opened, onClose }: { list: ListSummary; opened
     <Modal opened={opened} onClose={close} title="Cancel this list?">
       <Stack>
         <Text>
-          Rows not yet started are not run and not charged. Rows already being researched finish and are charged like any job; their results stay in the
-          downloads.
+          {list.status === 'queued'
+            ? 'The list has not started: none of its rows is run or charged.'
+            : 'Rows not yet started are not run and not charged. Rows already being researched finish and are charged like any job; their results stay in the downloads.'}
         </Text>
         <FormError error={cancel.error} />
         <Group justify="flex-end">
           <Button variant="default" onClick={close}>
-            Keep running
+            {list.status === 'queued' ? 'Keep it queued' : 'Keep running'}
           </Button>
           <Button color="red" loading={cancel.isPending} onClick={() => cancel.mutate(undefined, { onSuccess: close })}>
             Cancel list {list.name}
