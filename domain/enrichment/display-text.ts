@@ -53,17 +53,18 @@ export function displayTitle(title: string | null | undefined): string | null {
   return trimmed ? displayCase(trimmed, true) : null;
 }
 
-/** `north rhine-westphalia, germany` → `North Rhine-Westphalia, Germany`; `île-de-france` → `Île-de-France`. */
+/** `north rhine-westphalia, germany` → `North Rhine-Westphalia, Germany`; `île-de-france` → `Île-de-France`; `hamburg, hamburg, germany` → `Hamburg, Germany`. */
 export function displayPlace(place: string | null | undefined): string | null {
   const trimmed = place?.trim();
   if (!trimmed) return null;
   // Country codes and US state abbreviations (`US`, `CA`) arrive upper case and stay so.
-  return trimmed
+  const parts = trimmed
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean)
-    .map((part) => (/^[A-Z]{2,3}$/.test(part) ? part : displayCase(part, false)))
-    .join(', ');
+    .map((part) => (/^[A-Z]{2,3}$/.test(part) ? part : displayCase(part, false)));
+  // A city that is its own state (Hamburg, Berlin, Vienna, Singapore) is said once: `Hamburg, Germany`.
+  return parts.filter((part, index) => parts.findIndex((other) => other.toLocaleLowerCase() === part.toLocaleLowerCase()) === index).join(', ');
 }
 
 /** Joins place parts (`city`, `state`, `country`) into one display string; null when none is known. */

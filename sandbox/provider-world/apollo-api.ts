@@ -1,5 +1,6 @@
 import type { WorldCompany, WorldPerson } from './generate-world.ts';
 import { rngFor } from './prng.ts';
+import { photoUrl } from './photos.ts';
 import { header, str, type ProviderApi, type RequestContext } from './provider-api.ts';
 import { isKnownTo, type World } from './world.ts';
 
@@ -46,7 +47,7 @@ function person(world: World, p: WorldPerson, context: RequestContext) {
     linkedin_url: p.linkedinUrl.replace('https://www.', 'http://www.'),
     title: p.title, headline: `${p.title} at ${company.name}`,
     email: p.email, email_status: 'verified',
-    photo_url: rng.chance(0.25) ? null : p.photoUrl,
+    photo_url: rng.chance(0.25) ? null : photoUrl(context.baseUrl, p),
     city: rng.chance(0.2) ? null : city, state, country,
     seniority: p.seniority,
     employment_history: [{ current: true, title: p.title, organization_name: company.name, start_date: rng.chance(0.2) ? null : p.roleStart, end_date: null }],

@@ -39,7 +39,6 @@ export interface WorldPerson {
   isEnglishTitle: boolean;
   company: number;
   linkedinUrl: string;
-  photoUrl: string;
   roleStart: string;
   /** PDL style: `city, region, country` in lower case. */
   location: string;
@@ -161,7 +160,6 @@ export function generateWorld(seed: number, now: Date, size: WorldSize = DEFAULT
         email: `${local}@${domain}`, title: title.title, seniority: title.seniority, isEnglishTitle: title.isEnglish,
         company: index,
         linkedinUrl: `https://www.linkedin.com/in/${asciiSlug(`${firstName}-${lastName}`)}-${(personIndex * 7919 + seed).toString(36)}`,
-        photoUrl: `https://media.licdn.com/dms/image/sandbox/${personIndex.toString(36)}/profile-displayphoto.jpg`,
         roleStart: isoDate(new Date(roleStartMs)),
         location: locationOf(rng.chance(0.8) ? place : rng.pick(words.cities), words.country),
         coverage: personCoverage(rng),

@@ -6,6 +6,7 @@ import { newsApi } from './news-api.ts';
 import { pdlApi } from './pdl-api.ts';
 import { keyStatus, type ProviderApi, type Reply } from './provider-api.ts';
 import { handleAdmin } from './admin-routes.ts';
+import { PHOTO_PREFIX, servePhoto } from './photos.ts';
 import { serveSite } from './site-routes.ts';
 import { socialApi } from './social-api.ts';
 import { createWorld, type World } from './world.ts';
@@ -93,6 +94,8 @@ export async function startProviderWorld(options: ProviderWorldOptions = {}): Pr
         const body = method === 'POST' ? await readJson(req) : {};
         return send(res, handleAdmin(method, url, body, { chaos, world, initial }));
       }
+      // The people's pictures, as a browser showing a job fetches them: no key, no faults.
+      if (url.pathname.startsWith(PHOTO_PREFIX)) return servePhoto(world, url.pathname, res);
       const isSite = url.pathname.startsWith('/sites/');
       const api = APIS.find((a) => url.pathname.startsWith(`${a.prefix}/`));
       const endpoint: EndpointName | null = isSite ? 'site' : api ? api.endpointFor(method, url.pathname.slice(api.prefix.length)) : null;

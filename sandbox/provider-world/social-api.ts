@@ -1,5 +1,6 @@
 import type { WorldPerson } from './generate-world.ts';
 import { companyPosts, personPosts, type WorldPost } from './posts-and-news.ts';
+import { photoUrl } from './photos.ts';
 import { header, str, type ProviderApi, type Reply } from './provider-api.ts';
 import type { World } from './world.ts';
 
@@ -44,7 +45,7 @@ function personAt(world: World, urlOrHandle: string): WorldPerson | undefined {
   return /[/.]/.test(handle) ? world.personByProfile(urlOrHandle) : world.personByProfile(`https://www.linkedin.com/in/${handle}`);
 }
 
-function profilePost(person: WorldPerson, post: WorldPost) {
+function profilePost(baseUrl: string, person: WorldPerson, post: WorldPost) {
   return {
     id: post.id, url: post.url, authorUserId: handleOf(person),
     title: `${firstSentence(post.text)} | ${person.fullName} | ${post.comments} comments`,
@@ -62,23 +63,23 @@ function profilePost(person: WorldPerson, post: WorldPost) {
         }
       : null,
     taggedCompanies: null, taggedPeople: null, authorName: null, authorProfileUrl: person.linkedinUrl,
-    authorTitle: null, authorProfilePicUrl: person.photoUrl, authorConnectionCount: null, videoDurationSec: null,
+    authorTitle: null, authorProfilePicUrl: photoUrl(baseUrl, person), authorConnectionCount: null, videoDurationSec: null,
     externalLinkPreviews: null, videoThumbnailUrl: null, documentCoverImageUrl: null, documentPageCount: null,
     originalPostText: post.text,
   };
 }
 
-function profilePostsReply(world: World, url: string, limit: number): Reply {
+function profilePostsReply(world: World, baseUrl: string, url: string, limit: number): Reply {
   const person = personAt(world, url);
   if (!person) return { status: 200, body: { data: { lookupStatus: 'not_found', posts: [], summary: { returned: 0 } }, meta: meta(CREDITS_PER_UNIT) } };
-  const posts = personPosts(world, person).slice(0, limit).map((post) => profilePost(person, post));
+  const posts = personPosts(world, person).slice(0, limit).map((post) => profilePost(baseUrl, person, post));
   return {
     status: 200,
     body: { data: { lookupStatus: 'found', posts, summary: { returned: posts.length } }, meta: meta(CREDITS_PER_UNIT * (1 + posts.length)) },
   };
 }
 
-function profileResult(world: World, url: string) {
+function profileResult(world: World, baseUrl: string, url: string) {
   const person = personAt(world, url);
   if (!person) return { url, lookupStatus: 'not_found', error: null, profile: null, metrics: null, activity: [], posts: [], relatedProfiles: [] };
   const company = world.companies[person.company];
@@ -88,7 +89,7 @@ function profileResult(world: World, url: string) {
     profile: {
       platform: 'linkedin', handle: handleOf(person), numericId: String(10_000_000 + person.index), displayName: person.fullName,
       firstName: person.firstName, lastName: person.lastName, headline: `${person.title} at ${company.name}`, bio: null,
-      avatarUrl: person.photoUrl, bannerUrl: null, profileUrl: person.linkedinUrl, location: person.location,
+      avatarUrl: photoUrl(baseUrl, person), bannerUrl: null, profileUrl: person.linkedinUrl, location: person.location,
       city: null, countryCode: null, influencer: false, memorialized: false, defaultAvatar: false,
       currentCompany: { name: company.name, companyId: company.linkedinUrl.split('/').pop() ?? null, title: person.title, url: company.linkedinUrl, location: null },
       websites: [], experience: [], education: [], languages: [], organizations: [], publications: [], projects: [],
@@ -107,8 +108,8 @@ function profileResult(world: World, url: string) {
   };
 }
 
-function profilesReply(world: World, urls: string[]): Reply {
-  const results = urls.map((url) => profileResult(world, url));
+function profilesReply(world: World, baseUrl: string, urls: string[]): Reply {
+  const results = urls.map((url) => profileResult(world, baseUrl, url));
   const count = (status: string) => results.filter((r) => r.lookupStatus === status).length;
   const summary = { requestedUrls: urls.length, found: count('found'), notFound: count('not_found'), errored: count('error') };
   return { status: 200, body: { data: { results, summary }, meta: meta(CREDITS_PER_UNIT * urls.length) } };
@@ -157,14 +158,14 @@ export const socialApi: ProviderApi = {
     if (endpoint === 'social.profiles') {
       const urls = searchParams.getAll('url').map((u) => str(u)).filter((u): u is string => u !== undefined);
       if (urls.length === 0 || urls.length > MAX_BATCH_URLS) return failure(400, 'bad_request', `url is required, at most ${MAX_BATCH_URLS}`);
-      return profilesReply(context.world, urls);
+      return profilesReply(context.world, context.baseUrl, urls);
     }
     const url = str(searchParams.get('url'));
     if (!url) return failure(400, 'bad_request', 'url is required');
     if (endpoint === 'social.person_posts') {
       const limit = postsLimit(searchParams.get('limit'));
       if (limit === null) return failure(400, 'bad_request', `limit must be an integer from 1 to ${MAX_POSTS_LIMIT}`);
-      return profilePostsReply(context.world, url, limit);
+      return profilePostsReply(context.world, context.baseUrl, url, limit);
     }
     const page = Math.min(MAX_PAGES, Math.max(1, Number(searchParams.get('page') ?? 1) || 1));
     return companyPostsReply(context.world, url, page);

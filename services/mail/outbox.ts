@@ -12,6 +12,8 @@ export interface MailToEnqueue {
   /** One mail per key, ever: `usage-95:<account>:<cycle start ISO>`, `account-deleted:<account>`, … */
   dedupeKey: string;
   message: MailMessage;
+  /** Seconds to keep the mail back before it is due, so that a later mail can still withdraw it; default 0. */
+  holdSeconds?: number;
 }
 
 /**
@@ -20,14 +22,26 @@ export interface MailToEnqueue {
  * True when this call added it. After the commit, `nudgeMailOutbox` sends it
  * at once; otherwise the outbox Schedule sends it within a minute.
  */
-export async function enqueueMail(em: EntityManager, { accountId, dedupeKey, message }: MailToEnqueue): Promise<boolean> {
+export async function enqueueMail(em: EntityManager, { accountId, dedupeKey, message, holdSeconds = 0 }: MailToEnqueue): Promise<boolean> {
   const inserted: unknown[] = await em.execute(
     `insert into email_outbox (account_id, dedupe_key, recipient, subject, text, html, created_at, next_attempt_at, attempts)
-     values (?, ?, ?, ?, ?, ?, now(), now(), 0)
+     values (?, ?, ?, ?, ?, ?, now(), now() + make_interval(secs => ?), 0)
      on conflict (dedupe_key) do nothing returning id`,
-    [accountId, dedupeKey, message.to, message.subject, message.text, message.html],
+    [accountId, dedupeKey, message.to, message.subject, message.text, message.html, holdSeconds],
   );
   return inserted.length > 0;
+}
+
+/**
+ * Takes back a mail that has not gone out yet, inside the caller's transaction. A mail the sender is sending holds
+ * its row lock until the attempt is recorded, so this waits for it and then finds it sent. True when one was taken back.
+ */
+export async function withdrawMail(em: EntityManager, dedupeKey: string): Promise<boolean> {
+  const deleted: unknown[] = await em.execute(
+    'delete from email_outbox where dedupe_key = ? and sent_at is null and failed_at is null returning id',
+    [dedupeKey],
+  );
+  return deleted.length > 0;
 }
 
 /** Message-ID of an outbox mail: the same for every attempt, so a copy sent twice is recognisable. */

@@ -40,20 +40,28 @@ async function scan(page: Page, name: string): Promise<void> {
 }
 
 /**
- * Scans while a passing state (such as "Copied") is on screen: a scan counts only if the state outlasted it;
- * otherwise the state is brought back with `again` and the page scanned anew.
+ * Clicks `button` and holds back the timers the click sets (a "Copied" that turns back after 3 s) until the returned
+ * function runs them, so that a scan of the state it shows (every rule, then every button hovered, focused and
+ * pressed) is not cut short by it on a busy machine. The page's later timers (axe's own) run as usual.
  */
-async function scanWhileShown(page: Page, name: string, shown: Locator, again: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const found = await seriousAccessibilityFindings(page);
-    if (await shown.isVisible()) {
-      findings[name] = found;
-      return;
-    }
-    if (attempt === 5) throw new Error(`${name}: the state never lasted through a scan`);
-    await again();
-    await shown.waitFor();
-  }
+async function clickHoldingItsTimers(page: Page, button: Locator, shown: Locator): Promise<() => Promise<void>> {
+  await page.evaluate(() => {
+    const held: Array<() => void> = [];
+    const original = window.setTimeout;
+    Object.assign(window, { heldTimers: held, originalSetTimeout: original });
+    window.setTimeout = ((handler: () => void, _delay?: number, ...args: unknown[]) => {
+      held.push(() => handler(...(args as [])));
+      return 0;
+    }) as typeof window.setTimeout;
+  });
+  await button.click();
+  await shown.waitFor();
+  await page.evaluate(() => {
+    window.setTimeout = (window as unknown as { originalSetTimeout: typeof window.setTimeout }).originalSetTimeout;
+  });
+  return async () => {
+    await page.evaluate(() => (window as unknown as { heldTimers: Array<() => void> }).heldTimers.forEach((run) => run()));
+  };
 }
 
 async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
@@ -70,6 +78,8 @@ describe('the dashboard in Chromium', () => {
     const email = uniqueEmail('journey');
 
     await page.goto('/app/sign-up');
+    // The page's own code loads after the frame: scanned once it is there.
+    await page.getByRole('heading', { name: 'Create your account', level: 1 }).waitFor();
     await scan(page, 'sign-up');
     await page.getByLabel('E-mail').fill(email);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill('too short');
@@ -116,10 +126,13 @@ describe('the dashboard in Chromium', () => {
     await keyField.waitFor();
     const key = await keyField.inputValue();
     expect(key).toMatch(/^svc_live_[0-9A-Za-z]{42}$/);
-    await dialog.getByRole('button', { name: 'Copy key' }).click();
-    await dialog.getByRole('button', { name: 'Copied' }).waitFor();
+    const copied = dialog.getByRole('button', { name: 'Copied' });
+    const turnBack = await clickHoldingItsTimers(page, dialog.getByRole('button', { name: 'Copy key' }), copied);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
-    await scanWhileShown(page, 'key-copied', dialog.getByRole('button', { name: 'Copied' }), () => dialog.getByRole('button', { name: 'Copy key' }).click());
+    await scan(page, 'key-copied');
+    expect(await copied.isVisible()).toBe(true);
+    await turnBack();
+    await dialog.getByRole('button', { name: 'Copy key' }).waitFor();
     await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.getByRole('alert').filter({ hasText: 'You will not see this key again' }).waitFor();
     await scan(page, 'key-close-warning');
@@ -182,6 +195,7 @@ describe('the dashboard in Chromium', () => {
     await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, 'the old passphrase');
     const { context, page } = await newPage();
     await page.goto('/app/sign-in');
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await scan(page, 'sign-in');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     // The sign-in page has an E-mail field too: wait for the new page before typing.
@@ -255,7 +269,7 @@ describe('the dashboard in Chromium', () => {
     await context.close();
   }, 60_000);
 
-  it('has no serious or critical accessibility finding on any page', () => {
+  it('has no moderate, serious or critical accessibility finding on any page', () => {
     expect(Object.keys(findings).length).toBeGreaterThanOrEqual(10);
     expect(findings).toEqual(Object.fromEntries(Object.keys(findings).map((name) => [name, []])));
   });

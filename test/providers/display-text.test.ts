@@ -35,6 +35,13 @@ describe('displayPlace', () => {
     expect(displayPlace('Covina, California 91723, US')).toBe('Covina, California 91723, US');
   });
 
+  it('says a city that is its own state once', () => {
+    expect(displayPlace('hamburg, hamburg, germany')).toBe('Hamburg, Germany');
+    expect(displayPlace('Singapore, Singapore, Singapore')).toBe('Singapore');
+    expect(joinPlace('Berlin', 'berlin', 'Germany')).toBe('Berlin, Germany');
+    expect(displayPlace('Paris, Texas, US')).toBe('Paris, Texas, US');
+  });
+
   it('joins the known parts of a place', () => {
     expect(joinPlace('denver', null, 'united states')).toBe('Denver, United States');
     expect(joinPlace(null, undefined, '')).toBeNull();

@@ -13,6 +13,9 @@ const theme = createTheme({
   // Every dialog's close button gets a name a screen reader can say.
   components: {
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close dialog' } } }),
+    // Mantine draws a dialog's title bar as <header>; in a portal at the top of the page that is a second `banner`
+    // landmark beside the page's own (axe landmark-no-duplicate-banner). The dialog is named by its title already.
+    ModalHeader: Modal.Header.extend({ defaultProps: { component: 'div' } as Record<string, unknown> }),
     // A badge is one or two words: a narrow table column must make room for it, never cut it to "ACT…".
     Badge: Badge.extend({ styles: { root: { flexShrink: 0, minWidth: 'max-content' } } }),
   },

@@ -54,12 +54,13 @@ export default function AppLayout() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="sm" component="nav" aria-label="Main">
+      {/* Its right edge is drawn by the main area, down the whole page (app/theme.css). */}
+      <AppShell.Navbar p="sm" component="nav" aria-label="Main" withBorder={false}>
         {NAVIGATION.map((item) => (
           <NavLink key={item.to} component={Link} to={item.to} label={item.label} variant="filled" active={location.pathname.startsWith(item.to) || (item.to === '/keys' && location.pathname === '/')} />
         ))}
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main className="app-main">
         <QueryState query={me} label="your account">
           {() => <Outlet />}
         </QueryState>

@@ -2,7 +2,7 @@ import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query'
 import type { TJobFilter } from '../../../../domain/dashboard/schemas.ts';
 import type { JobDetail, JobPage } from '../../../../domain/dashboard/replies.ts';
 import { hasEnded } from '../../../../domain/research/job-status.ts';
-import { api } from '../../lib/api-client.ts';
+import { api, ApiError } from '../../lib/api-client.ts';
 
 const LIVE_REFRESH_MS = 1_000;
 
@@ -20,6 +20,10 @@ export const jobQueryOptions = (researchId: string) =>
   queryOptions({
     queryKey: ['job', researchId],
     queryFn: () => api<JobDetail>(`/jobs/${encodeURIComponent(researchId)}`),
-    refetchInterval: (query) => (query.state.data && hasEnded(query.state.data.status) ? false : LIVE_REFRESH_MS),
+    // A job that is not there (404: unknown, or another account's) is not asked for again and again.
+    refetchInterval: (query) => {
+      if (query.state.error instanceof ApiError && query.state.error.status < 500) return false;
+      return query.state.data && hasEnded(query.state.data.status) ? false : LIVE_REFRESH_MS;
+    },
   });
 export const useJob = (researchId: string) => useQuery(jobQueryOptions(researchId));

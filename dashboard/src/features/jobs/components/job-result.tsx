@@ -1,7 +1,10 @@
 import { Anchor, Avatar, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useId, type ReactNode } from 'react';
 import type { z } from 'zod';
+import { displayPlace } from '../../../../../domain/enrichment/display-text.ts';
+import { listInWords, providerLabel, sourceCallLabel } from '../../../../../domain/enrichment/source-labels.ts';
 import { ZMeta, type ZDecisionMaker, type ZPost, type ZResearchData } from '../../../../../domain/research/reply.ts';
+import { formatDateTime } from '../../../lib/format.ts';
 
 type ResearchData = z.infer<typeof ZResearchData>;
 type Post = z.infer<typeof ZPost>;
@@ -25,7 +28,7 @@ function Provenance({ meta }: { meta: unknown }) {
   const { prospect, company, ai } = parsed.data;
   const lines: string[] = [];
   if (prospect) {
-    const source = prospect.source ? ` (${prospect.source})` : '';
+    const source = prospect.source ? ` (${providerLabel(prospect.source)})` : '';
     lines.push(
       prospect.from_cache
         ? `Prospect: from stored data, ${prospect.cache_age_days === 0 ? 'fetched today' : `${prospect.cache_age_days} ${prospect.cache_age_days === 1 ? 'day' : 'days'} old`}${source}.`
@@ -33,10 +36,10 @@ function Provenance({ meta }: { meta: unknown }) {
     );
   }
   if (company) {
-    const sources = company.apis_called.length > 0 ? ` from ${company.apis_called.join(', ')}` : '';
+    const sources = company.apis_called.length > 0 ? ` from ${listInWords(company.apis_called.map(sourceCallLabel))}` : '';
     lines.push(company.from_cache ? 'Company: from stored data.' : `Company: fetched fresh${sources}.`);
   }
-  if (ai) lines.push(ai.generated ? `Insights: written for this job${ai.source ? ` (${ai.source})` : ''}.` : 'Insights: from stored data.');
+  if (ai) lines.push(ai.generated ? `Insights: written for this job${ai.source ? ` (${providerLabel(ai.source)})` : ''}.` : 'Insights: from stored data.');
   if (lines.length === 0) return null;
   return (
     <section aria-label="Where this data comes from">
@@ -168,7 +171,7 @@ function DecisionMakers({ people }: { people: Array<z.infer<typeof ZDecisionMake
                   </Anchor>
                 </Table.Th>
                 <Table.Td>{person.position_title}</Table.Td>
-                <Table.Td>{person.location_text ?? '—'}</Table.Td>
+                <Table.Td>{displayPlace(person.location_text) ?? '—'}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
@@ -234,7 +237,7 @@ function Posts({ label, posts }: { label: string; posts: Post[] | null }) {
         {posts.map((post) => (
           <Card key={post.post_url} withBorder padding="xs">
             <Text size="xs" c="dimmed">
-              {post.posted}
+              {formatPosted(post.posted)}
               {post.reshared ? ' · reshared' : ''}
             </Text>
             <Text size="sm">{post.summary ?? post.text}</Text>
@@ -247,6 +250,9 @@ function Posts({ label, posts }: { label: string; posts: Post[] | null }) {
     </div>
   );
 }
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC (docs/api.md#the-prospect), said with its time zone like every time on the page. */
+const formatPosted = (posted: string) => (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?$/.test(posted) ? formatDateTime(`${posted.replace(' ', 'T')}Z`) : posted);
 
 const initials = (name: string | null) =>
   (name ?? '?')
