@@ -56,6 +56,9 @@ export interface Dashboard {
 /** The dashboard's server side: better-auth, and one thin router per page concern (docs/architecture.md#the-dashboard). */
 export function createDashboard(deps: DashboardDeps): Dashboard {
   const pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 5 });
+  // An idle connection ended by the server (a restart, a failover) must not end the API: pg-pool emits it
+  // here and replaces the connection on the next query.
+  pool.on('error', (error) => deps.logger.warn({ err: error }, 'an idle dashboard-auth connection failed; it is replaced on demand'));
   const webhooks = deps.webhooks ?? loadWebhookConfig();
   const auth = createDashboardAuth({ pool, config: deps.config, mailer: deps.mailer, accounts: accountLink(deps), logger: deps.logger, allowedPrivateHosts: webhooks.allowedPrivateHosts });
   const api = new Router<DashboardState>({ prefix: '/app/api' });

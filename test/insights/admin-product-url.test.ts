@@ -77,10 +77,11 @@ describe('key create --product-url', () => {
     expect(JSON.parse(result.stdout).product).toMatchObject({ name: 'Fleetwise Pro', key_features: expect.arrayContaining(['Live vehicle tracking']) });
   });
 
-  it('with a real AI endpoint configured, refuses a loopback page and creates no key', async () => {
+  it('refuses a loopback page unless ALLOW_PRIVATE_HOSTS names its host, whatever AI endpoint is configured, and creates no key', async () => {
     const accountId = await stack.createAccount('growth', 'en');
+    // The model stand-in configured, as before, is no longer a reason to reach a private address.
     const result = await admin(['key', 'create', '--account', String(accountId), '--product-url', `${stack.model.origin}/products/ledgerly/`], {
-      OPENAI_BASE_URL: stack.model.url,
+      ALLOW_PRIVATE_HOSTS: '',
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/private, loopback or reserved address/);
