@@ -58,6 +58,7 @@ function podEnvironment(rendered: Manifest[], container: Container, secrets: Rec
 const secrets = {
   AUTH_SECRET: randomBytes(36).toString('base64'),
   WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+  METRICS_BEARER_TOKEN: randomBytes(24).toString('base64url'),
 };
 
 /** What differs between a pod and this machine: where Temporal, PostgreSQL and the stand-ins are, and the task queue of this test's stack. */
