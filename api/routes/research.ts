@@ -11,6 +11,7 @@ import { submitResearchJob } from '../../services/research/jobs.ts';
 import { startRecordedJobNow } from '../../services/research/workflow-start-relay.ts';
 import { DEFAULT_ESTIMATE_SECONDS, estimateForNewJob } from '../../services/research/estimates.ts';
 import { nudgeMailOutbox } from '../../services/mail/outbox.ts';
+import { setSpanAttributes } from '../../lib/tracing.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -39,6 +40,8 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');
     }
     const { job } = submission;
+    // A job is found by its id: the research id is also its workflow's id.
+    setSpanAttributes({ research_id: job.id, 'account.id': apiKey.accountId, 'workflow.id': job.id });
     // Accepted once committed: its workflow is started now (also for a replayed
     // request whose API died before starting it), or, when Temporal does not
     // answer in time, by the relay (services/research/workflow-start-relay.ts). The
@@ -55,6 +58,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
   router.get('/research-status/:researchId', async (ctx) => {
     const { em } = ctx.state;
     const researchId = ctx.params.researchId;
+    setSpanAttributes({ research_id: researchId });
     // Authentication and the job's row in one (batched) statement: this is the endpoint clients poll.
     const found = await deps.statusReader.read(bearerToken(ctx), researchId);
     if (!found) throw invalidKey();

@@ -16,6 +16,7 @@ import { Migration20261126120000 } from './Migration20261126120000.ts';
 import { Migration20261127090000 } from './Migration20261127090000.ts';
 import { Migration20261127120000 } from './Migration20261127120000.ts';
 import { Migration20261128090000 } from './Migration20261128090000.ts';
+import { Migration20261130090000 } from './Migration20261130090000.ts';
 
 // Every migration, in order. Append new ones here.
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127090000', class: Migration20261127090000 },
   { name: 'Migration20261127120000', class: Migration20261127120000 },
   { name: 'Migration20261128090000', class: Migration20261128090000 },
+  { name: 'Migration20261130090000', class: Migration20261130090000 },
 ];

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, ApiKey, ProductContextRow, ResearchJob } from '../../db/entities/index.ts';
 import type { IResearchJob } from '../../db/entities/research-job.ts';
 import type { ResearchRequest } from '../../domain/research/request.ts';
+import { activeTraceparent } from '../../lib/tracing.ts';
 
 /**
  * The outbox of workflow starts (docs/decisions.md#an-accepted-job-runs). A job is
@@ -51,6 +52,7 @@ export function recordResearchJob(tx: EntityManager, job: NewResearchJob): IRese
     idempotencyKey: job.idempotencyKey ?? null,
     requestHash: job.requestHash ?? null,
     modelUsage: null,
+    traceContext: activeTraceparent(),
   });
 }
 
