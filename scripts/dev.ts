@@ -11,7 +11,9 @@ import { startRoleProcesses, type RoleProcess } from './lib/role-processes.ts';
 import { WORKER_ROLES } from '../worker/role-names.ts';
 import { readDevDataDir, readDevPorts, type DevPorts } from './lib/dev-ports.ts';
 import { ROOT, startLocalServices, type LocalServices } from './lib/local-services.ts';
-import { ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
+import { isPortInUse, ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
+import { ensureJaeger, startJaeger, type JaegerServer } from './lib/jaeger.ts';
+import { freePort } from './lib/free-port.ts';
 
 const log = (line: string) => process.stderr.write(`[dev] ${line}\n`);
 
@@ -73,8 +75,14 @@ try {
 }
 if (isStopping) await new Promise(() => {}); // Ctrl-C during start-up: stopAll exits.
 
+// DEV_JAEGER=1: a local trace store, and every process's traces sent to it (docs/operations.md#traces).
+const jaeger = process.env.DEV_JAEGER === '1' ? await startDevJaeger() : null;
 // What dev provides (the services' addresses, the stand-ins' settings) yields to the environment and .env.
-const appEnv: NodeJS.ProcessEnv = devEnvironment(process.env, { ...services!.env, PORT: String(ports.api) });
+const appEnv: NodeJS.ProcessEnv = devEnvironment(process.env, {
+  ...services!.env,
+  PORT: String(ports.api),
+  ...(jaeger ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint } : {}),
+});
 // A process per role, as in production (docs/operations.md#processes); one that dies is started again.
 const roles: RoleProcess[] = [
   { name: 'api', entry: 'api/main.ts', args: [], probeUrl: `${apiUrl}/readyz` },
@@ -102,11 +110,27 @@ log(`Ready.
   Webhooks     ${services!.sandboxUrls['webhook-receiver'] ? `${services!.sandboxUrls['webhook-receiver']}   (endpoint URL for the Webhooks page: ${services!.sandboxUrls['webhook-receiver']}/hooks/dev)` : '(none)'}
 ${roles.map((role) => `  ${role.name.padEnd(21)}${role.probeUrl.replace(/\/readyz$/, '')}   (probes: /livez, /readyz; metrics: /metrics)`).join('\n')}
   Temporal UI  ${services!.temporalUiUrl ?? `(external Temporal at ${services!.env.TEMPORAL_ADDRESS})`}
+  Jaeger UI    ${jaeger ? `${jaeger.uiUrl}   (traces; search by the tag research_id=res_…)` : '(off: DEV_JAEGER=1 runs it)'}
   Database     ${services!.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
   Sandboxes    ${sandboxes}
 Create a key:  npm run --silent admin -- account create --email you@example.com --plan growth
                npm run --silent admin -- key create --account <account_id> --product-name "…" --product-description "…"
 Press Ctrl-C to stop everything.`);
+
+/** Jaeger with its in-memory store on free ports (its UI on DEV_JAEGER_UI_PORT, default 16686 when free), stopped with the rest. */
+async function startDevJaeger(): Promise<JaegerServer> {
+  const binary = await ensureJaeger(log);
+  const preferredUi = Number(process.env.DEV_JAEGER_UI_PORT ?? 16686);
+  const ui = (await isPortInUse(preferredUi)) ? await freePort() : preferredUi;
+  const jaegerPorts = { otlpHttp: await freePort(), otlpGrpc: await freePort(), ui, queryGrpc: await freePort(), health: await freePort() };
+  const server = await startJaeger({ binary, ports: jaegerPorts, workDir: join(dataDir, 'jaeger'), logFile: join(dataDir, 'logs', 'jaeger.log') });
+  const stopServices = services!.stop.bind(services);
+  services!.stop = async () => {
+    await server.process.stop();
+    await stopServices();
+  };
+  return server;
+}
 
 /** An API or worker of this checkout left running by a run that was killed (kill -9): stopped before starting anew. */
 async function stopLeftovers(names: string[]): Promise<void> {
