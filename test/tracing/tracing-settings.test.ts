@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { scrubUrl } from '../../lib/trace-attributes.ts';
+import { isTracingOn, startTracing, tracingSettings } from '../../lib/tracing.ts';
+
+describe('tracing settings', () => {
+  it('is off while no OTLP endpoint is set, and then loads no SDK', async () => {
+    expect(tracingSettings('api', {})).toEqual({ isEnabled: false, serviceName: 'prospect-api' });
+    expect(await startTracing('api', {})).toBe(false);
+    expect(isTracingOn()).toBe(false);
+  });
+
+  it('is on with an endpoint, or OTEL_TRACES_EXPORTER=otlp, unless turned off', () => {
+    expect(tracingSettings('worker-research', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual({ isEnabled: true, serviceName: 'prospect-worker-research' });
+    expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', OTEL_SERVICE_NAME: 'edge' })).toEqual({ isEnabled: true, serviceName: 'edge' });
+    expect(tracingSettings('api', { OTEL_TRACES_EXPORTER: 'otlp' }).isEnabled).toBe(true);
+    expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_TRACES_EXPORTER: 'none' }).isEnabled).toBe(false);
+    expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_SDK_DISABLED: 'true' }).isEnabled).toBe(false);
+    expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_ENDPOINT: '  ' }).isEnabled).toBe(false);
+  });
+
+  it('names an exporter it cannot use', () => {
+    expect(() => tracingSettings('api', { OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER=zipkin is not accepted: expected one of otlp, none');
+  });
+});
+
+describe('URLs in span attributes', () => {
+  it('keep origin and path, never an e-mail address or a query value', () => {
+    expect(scrubUrl('https://api.pdl.test/v5/person/enrich?email=ann%40acme.com&api_key=sk_123')).toBe('https://api.pdl.test/v5/person/enrich?email=:redacted&api_key=:redacted');
+    expect(scrubUrl('http://127.0.0.1:4000/people/ann@acme.com/posts')).toBe('http://127.0.0.1:4000/people/:redacted/posts');
+    expect(scrubUrl('http://127.0.0.1:4000/people/ann%40acme.com')).toBe('http://127.0.0.1:4000/people/:redacted');
+    expect(scrubUrl('not a url')).toBe('[unparsable url]');
+  });
+});
