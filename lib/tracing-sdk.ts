@@ -96,8 +96,8 @@ export async function startTracingSdk(settings: TracingSettings): Promise<Active
   const resource = Resource.default()
     .merge(detectResourcesSync({ detectors: [envDetectorSync] }))
     .merge(new Resource({ 'service.name': settings.serviceName }));
-  // The endpoint, headers and timeout come from OTEL_EXPORTER_OTLP_* (the exporter reads them).
-  const exportProcessor = new BatchSpanProcessor(new OTLPTraceExporter());
+  // Headers and timeout come from OTEL_EXPORTER_OTLP_* (the exporter reads them).
+  const exportProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.tracesUrl }));
   // The sampler comes from OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (parent-based, always on by default).
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new ScrubbingProcessor(), exportProcessor] });
   provider.register(); // W3C traceparent (OTEL_PROPAGATORS) and AsyncLocalStorage context
@@ -159,7 +159,8 @@ export async function startTracingSdk(settings: TracingSettings): Promise<Active
     },
     async shutdown() {
       undici.disable();
-      await provider.shutdown();
+      // A collector that is gone at exit costs the last spans, never the process's orderly stop.
+      await provider.shutdown().catch(() => {});
     },
   };
 }

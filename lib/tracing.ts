@@ -43,6 +43,8 @@ export interface TracingSettings {
   isEnabled: boolean;
   /** `service.name`: OTEL_SERVICE_NAME, else `prospect-<role>`. */
   serviceName: string;
+  /** Where spans go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  tracesUrl: string;
 }
 
 const EXPORTERS = ['otlp', 'none'];
@@ -61,7 +63,8 @@ export function tracingSettings(role: string, env: Env = process.env): TracingSe
   }
   const hasEndpoint = Boolean(value('OTEL_EXPORTER_OTLP_ENDPOINT') ?? value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'));
   const isEnabled = value('OTEL_SDK_DISABLED') !== 'true' && exporter !== 'none' && (hasEndpoint || exporter === 'otlp');
-  return { isEnabled, serviceName: value('OTEL_SERVICE_NAME') ?? `prospect-${role}` };
+  const base = (value('OTEL_EXPORTER_OTLP_ENDPOINT') ?? 'http://localhost:4318').replace(/\/+$/, '');
+  return { isEnabled, serviceName: value('OTEL_SERVICE_NAME') ?? `prospect-${role}`, tracesUrl: value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? `${base}/v1/traces` };
 }
 
 let active: ActiveTracing | null = null;

@@ -4,14 +4,14 @@ import { isTracingOn, startTracing, tracingSettings } from '../../lib/tracing.ts
 
 describe('tracing settings', () => {
   it('is off while no OTLP endpoint is set, and then loads no SDK', async () => {
-    expect(tracingSettings('api', {})).toEqual({ isEnabled: false, serviceName: 'prospect-api' });
+    expect(tracingSettings('api', {})).toMatchObject({ isEnabled: false, serviceName: 'prospect-api' });
     expect(await startTracing('api', {})).toBe(false);
     expect(isTracingOn()).toBe(false);
   });
 
   it('is on with an endpoint, or OTEL_TRACES_EXPORTER=otlp, unless turned off', () => {
-    expect(tracingSettings('worker-research', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual({ isEnabled: true, serviceName: 'prospect-worker-research' });
-    expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', OTEL_SERVICE_NAME: 'edge' })).toEqual({ isEnabled: true, serviceName: 'edge' });
+    expect(tracingSettings('worker-research', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual({ isEnabled: true, serviceName: 'prospect-worker-research', tracesUrl: 'http://127.0.0.1:4318/v1/traces' });
+    expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', OTEL_SERVICE_NAME: 'edge' })).toEqual({ isEnabled: true, serviceName: 'edge', tracesUrl: 'http://127.0.0.1:4318/v1/traces' });
     expect(tracingSettings('api', { OTEL_TRACES_EXPORTER: 'otlp' }).isEnabled).toBe(true);
     expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_TRACES_EXPORTER: 'none' }).isEnabled).toBe(false);
     expect(tracingSettings('api', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318', OTEL_SDK_DISABLED: 'true' }).isEnabled).toBe(false);
