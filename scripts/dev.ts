@@ -81,7 +81,7 @@ const jaeger = process.env.DEV_JAEGER === '1' ? await startDevJaeger() : null;
 const appEnv: NodeJS.ProcessEnv = devEnvironment(process.env, {
   ...services!.env,
   PORT: String(ports.api),
-  ...(jaeger ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint } : {}),
+  ...(jaeger ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, TRACE_UI_URL: `${jaeger.uiUrl}/trace/{trace_id}` } : {}),
 });
 // A process per role, as in production (docs/operations.md#processes); one that dies is started again.
 const roles: RoleProcess[] = [

@@ -91,6 +91,14 @@ export interface JobDetail extends JobListItem {
   /** Live stage of a running job, from the workflow's progress query; null when the workflow cannot answer. */
   progress: ResearchProgress | null;
   isRefunded: boolean;
+  /** The id of the trace the job ran in, when tracing was on for it (docs/operations.md#traces). */
+  traceId: string | null;
+}
+
+/** GET /app/api/config: the server's settings a page needs. */
+export interface AppConfig {
+  /** A trace's address in the trace store's UI with `{trace_id}` in it (TRACE_UI_URL), or null. */
+  traceUrl: string | null;
 }
 
 export const CREDIT_ENTRY_KINDS = ['consume', 'refund', 'cycle_reset', 'plan_change'] as const;

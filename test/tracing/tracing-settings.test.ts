@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadDashboardConfig } from '../../api/dashboard/config.ts';
 import { scrubUrl } from '../../lib/trace-attributes.ts';
 import { isTracingOn, startTracing, tracingSettings } from '../../lib/tracing.ts';
 
@@ -29,5 +30,20 @@ describe('URLs in span attributes', () => {
     expect(scrubUrl('http://127.0.0.1:4000/people/ann@acme.com/posts')).toBe('http://127.0.0.1:4000/people/:redacted/posts');
     expect(scrubUrl('http://127.0.0.1:4000/people/ann%40acme.com')).toBe('http://127.0.0.1:4000/people/:redacted');
     expect(scrubUrl('not a url')).toBe('[unparsable url]');
+  });
+});
+
+describe("the trace UI's address (TRACE_UI_URL)", () => {
+  const load = (env: Record<string, string>) => loadDashboardConfig({ DASHBOARD_MODE: 'off', ...env }, 'http://127.0.0.1:3000');
+
+  it('is no address while unset, and the template as given when set', () => {
+    expect(load({}).traceUrl).toBeNull();
+    expect(load({ TRACE_UI_URL: 'http://localhost:16686/trace/{trace_id}' }).traceUrl).toBe('http://localhost:16686/trace/{trace_id}');
+  });
+
+  it('refuses an address without the trace id placeholder, or not http(s)', () => {
+    for (const bad of ['http://localhost:16686', 'ftp://x/{trace_id}', 'not a url {trace_id}']) {
+      expect(() => load({ TRACE_UI_URL: bad }), bad).toThrow(/TRACE_UI_URL.*\{trace_id\}/);
+    }
   });
 });
