@@ -45,7 +45,7 @@ const logger = createLogger(`worker:${roles.join('+')}`, config.logLevel);
 metricsRegistry.setDefaultLabels({ role: roles.join('+') });
 // The runtime's exporter listens on loopback only; the worker's own port serves both.
 const runtimeMetricsAddress = config.workerMetrics ? `127.0.0.1:${await freePort()}` : null;
-installTemporalLogging(logger, 'WARN', runtimeMetricsAddress ? { prometheusAddress: runtimeMetricsAddress } : {});
+installTemporalLogging(logger, 'WARN', runtimeMetricsAddress ? { prometheusAddress: runtimeMetricsAddress, globalTags: { role: roles.join('+') } } : {});
 
 // SIGTERM drains: readiness turns false, then (after the readiness delay) every
 // Worker stops polling and its tasks in flight get the grace time to finish.
