@@ -13,3 +13,16 @@ export function scrubUrl(raw: string): string {
   const query = [...url.searchParams.keys()].map((name) => `${encodeURIComponent(name)}=:redacted`).join('&');
   return `${url.origin}${path}${query ? `?${query}` : ''}`;
 }
+
+/**
+ * What a span may show of an SQL statement: every string literal, dollar-quoted
+ * string and number replaced by `?`. MikroORM sends its statements with the
+ * values written in (e-mail addresses, key hashes, reply JSON), so leaving
+ * out the driver's parameters is not enough.
+ */
+export function scrubSql(sql: string): string {
+  return sql
+    .replace(/\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$/g, '?')
+    .replace(/[EeBbXxNn]?'(?:[^']|'')*'/g, '?')
+    .replace(/(?<![\w$".])-?\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b/g, '?');
+}

@@ -20,7 +20,7 @@ import {
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
 import { RESEARCH_WORKFLOW_TYPE } from '../domain/research/contract.ts';
 import type { ActiveTracing, SpanAttributes, SpanHandle, SpanOptions, TracingSettings } from './tracing.ts';
-import { scrubUrl } from './trace-attributes.ts';
+import { scrubSql, scrubUrl } from './trace-attributes.ts';
 
 const TRACER_NAME = 'prospect-enrichment';
 const SPAN_KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
@@ -33,7 +33,7 @@ const defined = (attributes: SpanAttributes) =>
 /**
  * URLs in span attributes lose their query values and any path segment that
  * holds an e-mail address: provider lookups put the prospect's address there,
- * and some APIs take a key as a query parameter.
+ * and some APIs take a key as a query parameter. (SQL: instrumentPg below.)
  */
 class ScrubbingProcessor implements SpanProcessor {
   onStart(span: Span & ReadableSpan): void {
@@ -58,10 +58,16 @@ class ScrubbingProcessor implements SpanProcessor {
  * instrumentation's require hook would never see it: its patch is applied
  * to the loaded module instead (the prototypes are shared, so every client
  * and pool is covered). Queries outside any span (the relays' polling) make
- * no trace of their own.
+ * no trace of their own. Statements lose the values MikroORM writes into
+ * them (lib/trace-attributes.ts).
  */
 function instrumentPg(provider: NodeTracerProvider): void {
-  const instrumentation = new PgInstrumentation({ enabled: false, requireParentSpan: true });
+  const instrumentation = new PgInstrumentation({
+    enabled: false,
+    requireParentSpan: true,
+    // The statement is set after the span starts (no span processor sees it): its values are taken out here.
+    requestHook: (span, { query }) => span.setAttribute('db.statement', scrubSql(query.text)),
+  });
   instrumentation.setTracerProvider(provider);
   const require = createRequire(import.meta.url);
   const pg = require('pg') as unknown;

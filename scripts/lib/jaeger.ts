@@ -80,6 +80,8 @@ extensions:
     http:
       endpoint: ${host}:${ports.health}
   jaeger_query:
+    # Its own spans would go to localhost:4317, which may be another checkout's collector.
+    enable_tracing: false
     storage:
       traces: memstore
     http:

@@ -3,7 +3,6 @@
 // exporting over OTLP/HTTP to Jaeger's in-memory store.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../db/entities/index.ts';
@@ -48,7 +47,7 @@ beforeAll(async () => {
   const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_BSP_SCHEDULE_DELAY: '100', ...WEBHOOK_TEST_ENV, PROVIDER_TIMEOUT_MS: '1500' };
   const api = await startAppProcess(stack, 'api/main.ts', [], tracing);
   processes.push(api);
-  for (const role of ['research', 'webhooks']) processes.push(await startAppProcess(stack, 'worker/main.ts', [role], tracing));
+  for (const role of ['research', 'webhooks', 'housekeeping']) processes.push(await startAppProcess(stack, 'worker/main.ts', [role], tracing));
   apiUrl = api.url;
   await until(async () => (await fetch(`${api.url}/readyz`).catch(() => null))?.ok === true, 60_000);
   for (const worker of processes.slice(1)) await until(async () => (await fetch(`${worker.url}/readyz`).catch(() => null))?.ok === true, 120_000);
@@ -162,7 +161,7 @@ describe('a job researched through the API with a traceparent', () => {
     // The traced run's history (its start carries the trace header) replays on the current bundle.
     const history = await stack.temporal.workflow.getHandle(researchId).fetchHistory();
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.header?.fields?.['_tracer-data']).toBeDefined();
-    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, replayName: 'traced' }, historyFromJSON(JSON.parse(JSON.stringify(history))), researchId);
+    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, replayName: 'traced' }, history, researchId);
   }, 300_000);
 
   it('that fails shows the failing provider calls with their status', async () => {
@@ -181,7 +180,9 @@ describe('a job researched through the API with a traceparent', () => {
     for (const call of failedCalls) expect(tag(call, 'otel.status_code')).toBe('ERROR');
     // Retried: later attempts of the same call say so.
     expect(Math.max(...failedCalls.map((span) => Number(tag(span, 'attempt'))))).toBeGreaterThan(1);
-    expect(['completed', 'failed']).toContain(status);
+    // Every provider failing leaves each part unavailable, which degrades to null (activities/enrichment.ts,
+    // PART_POLICY): the job completes with what it has, it does not fail.
+    expect(status).toBe('completed');
   }, 300_000);
 });
 
@@ -207,7 +208,13 @@ describe('a list run', () => {
     const { traceparent } = JSON.parse(Buffer.from(header!.data!).toString()) as { traceparent: string };
     const traceId = traceparent.split('-')[1];
 
-    const trace = await traceOf(traceId, (found) => found.spans.filter((span) => span.operationName === 'RunWorkflow:researchWorkflow').length === emails.length);
+    // The run's own span ends (and is exported) after its rows': wait for both.
+    const trace = await traceOf(
+      traceId,
+      (found) =>
+        found.spans.filter((span) => span.operationName === 'RunWorkflow:researchWorkflow').length === emails.length &&
+        found.spans.some((span) => span.operationName === 'RunWorkflow:listRunWorkflow'),
+    );
     const [listRun] = trace.spans.filter((span) => span.operationName === 'RunWorkflow:listRunWorkflow');
     expect(listRun).toBeDefined();
     const rows = trace.spans.filter((span) => span.operationName === 'RunWorkflow:researchWorkflow');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadDashboardConfig } from '../../api/dashboard/config.ts';
-import { scrubUrl } from '../../lib/trace-attributes.ts';
+import { scrubSql, scrubUrl } from '../../lib/trace-attributes.ts';
 import { isTracingOn, startTracing, tracingSettings } from '../../lib/tracing.ts';
 
 describe('tracing settings', () => {
@@ -45,5 +45,16 @@ describe("the trace UI's address (TRACE_UI_URL)", () => {
     for (const bad of ['http://localhost:16686', 'ftp://x/{trace_id}', 'not a url {trace_id}']) {
       expect(() => load({ TRACE_UI_URL: bad }), bad).toThrow(/TRACE_UI_URL.*\{trace_id\}/);
     }
+  });
+});
+
+describe('SQL in span attributes', () => {
+  it('keeps the statement, never a value written into it', () => {
+    expect(scrubSql(`insert into "research_job" ("id", "email", "account_id") values ('res_abc', 'ann@acme.com', 12) returning "id"`)).toBe(
+      'insert into "research_job" ("id", "email", "account_id") values (?, ?, ?) returning "id"',
+    );
+    expect(scrubSql(`select id from api_key where key_hash = '4d28ab' and revoked_at is null`)).toBe('select id from api_key where key_hash = ? and revoked_at is null');
+    expect(scrubSql(`update t set note = 'it''s ann@acme.com', at = E'a\\b''c', n = -3.5e2, body = $tag$ann@acme.com$tag$ where id = $1`)).toBe('update t set note = ?, at = ?, n = ?, body = ? where id = $1');
+    expect(scrubSql('select c2.id, "table1".col from table1 limit 10')).toBe('select c2.id, "table1".col from table1 limit ?');
   });
 });
