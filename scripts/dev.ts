@@ -110,7 +110,7 @@ log(`Ready.
   Webhooks     ${services!.sandboxUrls['webhook-receiver'] ? `${services!.sandboxUrls['webhook-receiver']}   (endpoint URL for the Webhooks page: ${services!.sandboxUrls['webhook-receiver']}/hooks/dev)` : '(none)'}
 ${roles.map((role) => `  ${role.name.padEnd(21)}${role.probeUrl.replace(/\/readyz$/, '')}   (probes: /livez, /readyz; metrics: /metrics)`).join('\n')}
   Temporal UI  ${services!.temporalUiUrl ?? `(external Temporal at ${services!.env.TEMPORAL_ADDRESS})`}
-  Jaeger UI    ${jaeger ? `${jaeger.uiUrl}   (traces; search by the tag research_id=res_…)` : '(off: DEV_JAEGER=1 runs it)'}
+  Jaeger       ${jaeger ? `${jaeger.uiUrl}   (traces; query API /api/traces/<trace id>; a build without UI assets shows a placeholder page, docs/operations.md#traces)` : '(off: DEV_JAEGER=1 runs it)'}
   Database     ${services!.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
   Sandboxes    ${sandboxes}
 Create a key:  npm run --silent admin -- account create --email you@example.com --plan growth
