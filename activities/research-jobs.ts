@@ -12,6 +12,7 @@ import { completeJob, failJob } from '../services/research/jobs.ts';
 import { cachedCompanyOf, storeOutcome } from '../services/research/enrichment-cache.ts';
 import { readCompanyRows, readFinishingJob, readJobCompanyRows, startJobAndReadProspect } from '../services/research/job-reads.ts';
 import { buildStoredReply } from '../services/research/reply.ts';
+import { setSpanAttributes } from '../lib/tracing.ts';
 
 export interface ResearchJobDeps {
   orm: Orm;
@@ -46,6 +47,7 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       // One statement reads the job with its prospect and marks it processing; the company's key comes from its request.
       const job = await startJobAndReadProspect(em, researchId, now);
       if (!job) throw jobNotFound(researchId);
+      setSpanAttributes({ 'account.id': job.account.id });
       const jobHasEnded = hasEnded(job.status);
       const product = job.product;
       if (!product && !jobHasEnded) {

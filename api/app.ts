@@ -2,6 +2,7 @@ import Koa, { type Middleware } from 'koa';
 import type { ApiDeps, RequestState } from './deps.ts';
 import { errorMiddleware, requestLogMiddleware } from './error-middleware.ts';
 import { securityHeaders } from './security-headers.ts';
+import { requestSpanMiddleware } from './request-span.ts';
 import { healthRouter } from './routes/health.ts';
 import { mcpRouter } from './mcp/route.ts';
 import { wellKnownRouter } from './mcp/well-known.ts';
@@ -14,6 +15,8 @@ import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 export function createApp(deps: ApiDeps, dashboard: Middleware<RequestState>[] = []): Koa<RequestState> {
   const app = new Koa<RequestState>({ proxy: false });
   app.silent = true; // errors are logged by errorMiddleware, once
+  const requestSpan = requestSpanMiddleware();
+  if (requestSpan) app.use(requestSpan); // first: the request's log line and everything after run inside its span
   app.use(securityHeaders(deps.publicUrl));
   app.use(requestLogMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));

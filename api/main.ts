@@ -1,12 +1,15 @@
 import { loadApiConfig, type Config } from '../lib/config.ts';
 import { exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import { createLogger } from '../lib/logger.ts';
+import { startTracing, stopTracing } from '../lib/tracing.ts';
 import { bootstrapApi } from './server.ts';
 
 let config: Config;
 try {
   loadDotEnv();
   config = loadApiConfig();
+  // First: the logger made next stamps its lines with the trace when tracing is on.
+  await startTracing('api');
 } catch (error) {
   exitOnConfigError('api', error);
 }
@@ -20,6 +23,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (isClosing) return;
     isClosing = true;
     await api.close();
+    await stopTracing();
     process.exit(0);
   });
 }

@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { initOrm } from '../db/orm.ts';
+import { serveOperationalState } from '../lib/metrics.ts';
+import { readOperationalState } from './operational-state.ts';
 import { JobEndNotifications } from '../db/job-end-notifications.ts';
 import { createStatusPool } from '../db/status-pool.ts';
 import { CompletedReplyCache } from '../services/research/completed-reply-cache.ts';
@@ -50,6 +52,7 @@ export async function bootstrapApi(
   testHooks: Pick<ApiDeps, 'mcpTestFixtures'> = {},
 ): Promise<ApiHandle> {
   const orm = await initOrm(config.databaseUrl, { poolMax: config.dbPoolMax });
+  serveOperationalState(() => readOperationalState(orm.em.fork(), clock()));
   const statusPool = createStatusPool(config.databaseUrl, logger);
   const temporal = await connectTemporalClient(config);
   const statusReader = new KeyAndJobStatusReader(statusPool, new CompletedReplyCache(COMPLETED_REPLY_CACHE_BYTES));

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { loggedError } from '../domain/logged-error.ts';
+import { activeTraceIds, isTracingOn } from './tracing.ts';
 
 export type { Logger };
 
@@ -18,6 +19,8 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL?.trim()
     level,
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // trace_id and span_id of the active span; without tracing, no per-line call at all.
+    ...(isTracingOn() ? { mixin: () => activeTraceIds() ?? {} } : {}),
     serializers: { err: errorSerializer, error: errorSerializer, cause: errorSerializer },
     redact: {
       paths: [

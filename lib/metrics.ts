@@ -51,6 +51,9 @@ export const jobMetrics = {
   }),
 };
 
+// Series an alert's increase() reads exist from the start at 0: one born at 1 would have its first failure missed.
+for (const error of ['internal_error', 'timeout'] satisfies ResearchFailure[]) jobMetrics.failed.inc({ error }, 0);
+
 /** A job left `queued`/`processing` and its credit was refunded (or it completed). */
 export function countJobEnd(outcome: { status: 'completed' } | { status: 'failed'; error: ResearchFailure; isRefunded: boolean }): void {
   if (outcome.status === 'completed') {
@@ -105,3 +108,68 @@ export const outsideCallMetrics = {
     registers: [metricsRegistry],
   }),
 };
+
+/** CRM sync runs as they end (services/crm/sync.ts), counted by the crm worker. */
+export const crmMetrics = {
+  runsFinished: new Counter({
+    name: 'crm_runs_finished_total',
+    help: 'CRM sync runs that ended after running, by status (completed, credits_exhausted, failed)',
+    labelNames: ['status'] as const,
+    registers: [metricsRegistry],
+  }),
+};
+for (const status of ['completed', 'credits_exhausted', 'failed']) crmMetrics.runsFinished.inc({ status }, 0);
+
+/** What the API reads from PostgreSQL when scraped: states no single process counts as they change. */
+export interface OperationalState {
+  /** Age of the oldest job still `queued`; 0 when none waits. */
+  researchBacklogOldestSeconds: number;
+  /** Active webhook endpoints whose every attempt has failed since their failing streak began. */
+  webhookEndpointsFailing: number;
+  /** Accounts whose `credits_used` differs from the running sum of their credit ledger. */
+  creditsLedgerDriftAccounts: number;
+}
+
+let readState: (() => Promise<OperationalState>) | null = null;
+let stateRead: { at: number; value: Promise<OperationalState> } | null = null;
+/** One read serves every gauge of a scrape and the scrapes of the next half minute (the ledger sum reads the whole ledger). */
+const STATE_READ_TTL_MS = 30_000;
+
+function currentState(): Promise<OperationalState> | null {
+  if (!readState) return null;
+  if (!stateRead || Date.now() - stateRead.at > STATE_READ_TTL_MS) {
+    const value = readState();
+    stateRead = { at: Date.now(), value };
+    value.catch(() => (stateRead = null)); // a failed read is not kept: the next scrape tries again
+  }
+  return stateRead.value;
+}
+
+const stateGauge = (name: string, help: string, pick: (state: OperationalState) => number) => ({
+  name,
+  gauge: new Gauge({
+    name,
+    help,
+    registers: [],
+    async collect() {
+      const state = await currentState()?.catch(() => null);
+      if (state) this.set(pick(state));
+    },
+  }),
+});
+
+const stateGauges = [
+  stateGauge('research_backlog_oldest_seconds', 'Age of the oldest research job still queued (0: none waits)', (state) => state.researchBacklogOldestSeconds),
+  stateGauge('webhook_endpoints_failing', 'Active webhook endpoints whose every attempt has failed since their failing streak began', (state) => state.webhookEndpointsFailing),
+  stateGauge('credits_ledger_drift_accounts', "Accounts whose credits_used differs from their credit ledger's running sum", (state) => state.creditsLedgerDriftAccounts),
+];
+
+/**
+ * Serves the state gauges from `read` (the API, docs/operations.md#metrics);
+ * a process that never calls this has none. A later call replaces the reader.
+ */
+export function serveOperationalState(read: () => Promise<OperationalState>): void {
+  readState = read;
+  stateRead = null;
+  for (const { name, gauge } of stateGauges) if (!metricsRegistry.getSingleMetric(name)) metricsRegistry.registerMetric(gauge);
+}

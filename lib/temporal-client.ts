@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from './config.ts';
 import { CONNECT_TIMEOUT_MS, connectAtStart, connectionOptions } from './temporal-connection.ts';
+import { temporalClientInterceptors } from './tracing.ts';
 
 /**
  * gRPC waits ever longer between reconnection attempts (1 s × 1.6ⁿ, up to
@@ -20,5 +21,6 @@ export async function connectTemporalClient(config: Config): Promise<Client> {
       channelArgs: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS },
     }),
   );
-  return new Client({ connection, namespace: config.temporal.namespace });
+  // With tracing on, a workflow start carries the caller's trace (lib/tracing.ts).
+  return new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: temporalClientInterceptors() } });
 }

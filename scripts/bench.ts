@@ -23,6 +23,7 @@
 //   --fairness-scale F                    the fairness part's large account as a fraction of the full one (default 1: 300 API jobs
 //                                         + 500 rows; 9 others × 5 API jobs + 20 rows); run once with fairness on, once off
 //   --crm-contacts N                      contacts of the crm part's sync run (default 50, the settings' maximum)
+//   --tracing-jobs N --tracing-in-flight N   tracing part: uncached jobs with tracing off, then on (default 100 at 50; --quick 30 at 20)
 //   --temporal-fsync                      keep the dev server's fsync per history event
 //   --temporal-config k=v,k=v             dynamic config of the dev server over the project's defaults
 //                                         (e.g. system.enableActivityEagerExecution=false, to measure without it)
@@ -52,8 +53,9 @@ import { formatCrmProviderResults, measureCrmProvider, startCrmProviderStandIns,
 import { startReceiverProcess } from './lib/bench/receiver-process.ts';
 import { ROOT } from './lib/local-services.ts';
 import { figuresJson, flattenFigures, namedFigures } from './lib/bench/figures.ts';
+import { formatTracingResults, measureTracing, type TracingBenchResult } from './lib/bench/tracing.ts';
 
-const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm', 'mcp', 'fairness'] as const;
+const PARTS = ['overhead', 'cache', 'status', 'memory', 'dashboard', 'webhooks', 'lists', 'crm', 'mcp', 'fairness', 'tracing'] as const;
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -76,6 +78,8 @@ const { values: flags } = parseArgs({
     'mcp-cached': { type: 'string' },
     'crm-contacts': { type: 'string' },
     'fairness-scale': { type: 'string' },
+    'tracing-jobs': { type: 'string' },
+    'tracing-in-flight': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
     'temporal-config': { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -134,6 +138,7 @@ const mcpResults: { uncached?: McpUncachedResult; cached?: McpCachedResult } = {
 let fairnessResults: FairnessBenchResult | null = null;
 let crmResults: CrmBenchResult | null = null;
 const crmProviderResults: CrmProviderBenchResult[] = [];
+let tracingResults: TracingBenchResult | null = null;
 const results: BenchResults = {};
 try {
   // Each part has its own account, hence its own cache: one person serves the parts that need a cached job.
@@ -226,6 +231,15 @@ try {
     log(`Memory: ${settings.memoryJobs} cache-hit jobs, ${settings.memoryConcurrency} in flight, first reading after ${settings.memoryFirst}…`);
     results.memory = await measureMemory(stack, { email: cachedEmail, firstAt: settings.memoryFirst, total: settings.memoryJobs, concurrency: settings.memoryConcurrency, log });
   }
+  if (parts.has('tracing')) {
+    // Last: it leaves the API and the workers running with tracing on. Uncached jobs, with the providers and the model answering at once.
+    tracingResults = await measureTracing(stack, {
+      jobs: number('tracing-jobs', quick ? 30 : 100),
+      inFlight: number('tracing-in-flight', quick ? 20 : 50),
+      warmupJobs: 4,
+      log,
+    });
+  }
 
   // Other work on the machine skews every figure: say how busy it was.
   const loadAverage = loadavg().map((v) => Math.round(v * 100) / 100);
@@ -234,7 +248,7 @@ try {
   const table = formatTable(results);
   const timelines = (results.overhead ?? []).map((level) => formatTimeline(level, settings.modelLatencyMs));
   process.stdout.write(
-    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${mcpResults.uncached && mcpResults.cached ? `MCP: cached research_prospect p95 ${mcpResults.cached.callMs.p95} ms (target ≤ 150); uncached: calls to complete p95 ${mcpResults.uncached.callsToComplete.p95} (target 1), longest gap between progress ${mcpResults.uncached.progressGapMs.max} ms (≤ 5,000)\n` : ''}${fairnessResults ? `${formatFairnessResults(fairnessResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}${crmProviderResults.map((each) => `${formatCrmProviderResults(each)}\n`).join('')}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
+    `${table}\n${results.overhead ? `sandbox latencies (fixed): ${latencyNote}; ratio = submitted → completed on the job row ÷ the job's critical path\nwhere the time went (means of each level's last 20 jobs, Temporal history):\n${timelines.join('\n')}\n` : ''}${webhookResults ? formatWebhookResults(webhookResults) : ''}${listResults ? `${formatListResults(listResults)}\n` : ''}${mcpResults.uncached && mcpResults.cached ? `MCP: cached research_prospect p95 ${mcpResults.cached.callMs.p95} ms (target ≤ 150); uncached: calls to complete p95 ${mcpResults.uncached.callsToComplete.p95} (target 1), longest gap between progress ${mcpResults.uncached.progressGapMs.max} ms (≤ 5,000)\n` : ''}${fairnessResults ? `${formatFairnessResults(fairnessResults)}\n` : ''}${crmResults ? `${formatCrmResults(crmResults)}\n` : ''}${crmProviderResults.map((each) => `${formatCrmProviderResults(each)}\n`).join('')}${tracingResults ? `${formatTracingResults(tracingResults)}\n` : ''}load average at the end (1/5/15 min) ${loadAverage.join(' / ')} on ${machine.cpus} cores${settings.temporalFsync ? '' : '; Temporal dev server without fsync'}${Object.keys(settings.temporalDynamicConfig).length ? `; dev server dynamic config over the defaults: ${Object.entries(settings.temporalDynamicConfig).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}\n`,
   );
 
   const resultsDir = join(ROOT, 'bench', 'results');
@@ -246,7 +260,7 @@ try {
     machine,
     settings: { ...plainSettings, overheadJobs: Object.fromEntries(levels.map((level) => [level, overheadJobsAt(level)])), temporalSqlitePragmas: stack.temporalSqlitePragmas },
     targets: TARGETS,
-    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(mcpResults.uncached || mcpResults.cached ? { mcp: mcpResults } : {}), ...(fairnessResults ? { fairness: fairnessResults } : {}), ...(crmResults ? { crm: crmResults } : {}), ...(crmProviderResults.length ? { crmProviders: crmProviderResults } : {}) },
+    results: { ...results, ...(webhookResults ? { webhooks: webhookResults } : {}), ...(listResults ? { lists: listResults } : {}), ...(mcpResults.uncached || mcpResults.cached ? { mcp: mcpResults } : {}), ...(fairnessResults ? { fairness: fairnessResults } : {}), ...(crmResults ? { crm: crmResults } : {}), ...(crmProviderResults.length ? { crmProviders: crmProviderResults } : {}), ...(tracingResults ? { tracing: tracingResults } : {}) },
     table,
   };
   // A partial run (--only) does not replace the last full run's figures.

@@ -5,14 +5,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../worker/create-worker.ts';
 
 const target = process.argv[2];
 if (!target) {
   process.stderr.write('usage: node scripts/build-workflow-bundle.ts <file>\n');
   process.exit(2);
 }
-const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES });
 const path = resolve(target);
 mkdirSync(dirname(path), { recursive: true });
 writeFileSync(path, code);

@@ -31,7 +31,7 @@ import { startListRunWorkflow } from '../services/lists/runs.ts';
 import { createListDraft, startList } from '../services/lists/lists.ts';
 import { createEndpoint } from '../services/webhooks/webhooks.ts';
 import { loadWebhookConfig } from '../integrations/webhooks/config.ts';
-import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../worker/create-worker.ts';
 import { asLatencyMap, candidateEmails, DEFAULT_MODEL_LATENCY_MS, DEFAULT_PROVIDER_LATENCIES_MS } from './lib/bench/critical-path.ts';
 import { connectBenchPortal, startCrmBenchStandIn } from './lib/bench/crm.ts';
 import { figuresJson } from './lib/bench/figures.ts';
@@ -97,7 +97,7 @@ try {
 
   // One workflow bundle for every worker, as the image carries it.
   const bundlePath = join(workDir, 'workflow-bundle.js');
-  writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger })).code);
+  writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietLogger })).code);
   const appEnv: NodeJS.ProcessEnv = {
     ...env, ...services.env, LOG_LEVEL: 'warn', WORKFLOW_BUNDLE_PATH: bundlePath,
     // The load balancer reads readiness every 250 ms: a draining API is out of its rotation before it stops accepting.

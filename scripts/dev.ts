@@ -12,7 +12,9 @@ import { startRoleProcesses, type RoleProcess } from './lib/role-processes.ts';
 import { WORKER_ROLES } from '../worker/role-names.ts';
 import { readDevDataDir, readDevPorts, type DevPorts } from './lib/dev-ports.ts';
 import { ROOT, startLocalServices, type LocalServices } from './lib/local-services.ts';
-import { ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
+import { isPortInUse, ownProcess, PortInUseError, recordOwnProcess, requireFreePort } from './lib/port-owner.ts';
+import { ensureJaeger, startJaeger, type JaegerServer } from './lib/jaeger.ts';
+import { freePort } from './lib/free-port.ts';
 
 const log = (line: string) => process.stderr.write(`[dev] ${line}\n`);
 
@@ -74,8 +76,14 @@ try {
 }
 if (isStopping) await new Promise(() => {}); // Ctrl-C during start-up: stopAll exits.
 
+// DEV_JAEGER=1: a local trace store, and every process's traces sent to it (docs/operations.md#traces).
+const jaeger = process.env.DEV_JAEGER === '1' ? await startDevJaeger() : null;
 // What dev provides (the services' addresses, the stand-ins' settings) yields to the environment and .env.
-const appEnv: NodeJS.ProcessEnv = devEnvironment(process.env, { ...services!.env, PORT: String(ports.api) });
+const appEnv: NodeJS.ProcessEnv = devEnvironment(process.env, {
+  ...services!.env,
+  PORT: String(ports.api),
+  ...(jaeger ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, TRACE_UI_URL: `${jaeger.uiUrl}/trace/{trace_id}` } : {}),
+});
 // A process per role, as in production (docs/operations.md#processes); one that dies is started again.
 const roles: RoleProcess[] = [
   { name: 'api', entry: 'api/main.ts', args: [], probeUrl: `${apiUrl}/readyz` },
@@ -98,10 +106,26 @@ log(
     temporalUiUrl: services!.temporalUiUrl,
     temporalAddress: services!.env.TEMPORAL_ADDRESS,
     databaseUrl: services!.env.DATABASE_URL,
+    jaegerUrl: jaeger?.uiUrl ?? null,
     workers: roles.filter((role) => role.name !== 'api'),
     env: process.env,
   }),
 );
+
+/** Jaeger with its in-memory store on free ports (its UI on DEV_JAEGER_UI_PORT, default 16686 when free), stopped with the rest. */
+async function startDevJaeger(): Promise<JaegerServer> {
+  const binary = await ensureJaeger(log);
+  const preferredUi = Number(process.env.DEV_JAEGER_UI_PORT ?? 16686);
+  const ui = (await isPortInUse(preferredUi)) ? await freePort() : preferredUi;
+  const jaegerPorts = { otlpHttp: await freePort(), otlpGrpc: await freePort(), ui, queryGrpc: await freePort(), health: await freePort() };
+  const server = await startJaeger({ binary, ports: jaegerPorts, workDir: join(dataDir, 'jaeger'), logFile: join(dataDir, 'logs', 'jaeger.log') });
+  const stopServices = services!.stop.bind(services);
+  services!.stop = async () => {
+    await server.process.stop();
+    await stopServices();
+  };
+  return server;
+}
 
 /** An API or worker of this checkout left running by a run that was killed (kill -9): stopped before starting anew. */
 async function stopLeftovers(names: string[]): Promise<void> {

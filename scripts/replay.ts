@@ -18,7 +18,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, ReplayError, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../worker/create-worker.ts';
 import { ConfigError, loadDotEnv } from '../lib/env.ts';
 
 /** A wrong command line: the message, then the usage. */
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
   });
   try {
-    await Worker.runReplayHistory({ workflowsPath, replayName: 'research-replay' }, source.history, source.workflowId);
+    await Worker.runReplayHistory({ workflowsPath, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, replayName: 'research-replay' }, source.history, source.workflowId);
   } catch (error) {
     process.exitCode = 1;
     if (error instanceof DeterminismViolationError) {

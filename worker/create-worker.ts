@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import type { Config, WorkerSlots } from '../lib/config.ts';
 import { connectionOptions } from '../lib/temporal-connection.ts';
+import { temporalWorkerOptions } from '../lib/tracing.ts';
 import { workerVersioning } from './versioning.ts';
 
 /**
@@ -17,6 +18,14 @@ export function shutdownTimes(config: Pick<Config, 'shutdown'>): Pick<WorkerOpti
 }
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/**
+ * Bundled with the workflows wherever they are bundled (the worker, the
+ * image's prebuilt bundle, the tests, the replays): a run's tracing is
+ * decided by its own start header (worker/workflow-interceptors.ts), so every
+ * bundle must carry the same interceptors to replay any run.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES = [fileURLToPath(new URL('./workflow-interceptors.ts', import.meta.url))];
 
 export interface ResearchWorkerOptions extends ActivityDeps {
   config: Config;
@@ -33,11 +42,15 @@ export interface ResearchWorkerOptions extends ActivityDeps {
  */
 export async function createResearchWorker(options: ResearchWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(options.config.temporal.connection)));
+  const tracing = temporalWorkerOptions();
   const worker = await Worker.create({
     connection,
     namespace: options.config.temporal.namespace,
     taskQueue: options.config.temporal.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...tracing,
+    // A prebuilt bundle has them already; one bundled here needs them named.
+    ...(options.workflowBundle ? {} : { interceptors: { ...tracing.interceptors, workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
     activities: createActivities(options),
     maxConcurrentActivityTaskExecutions: options.slots?.maxActivities ?? 400,
     maxConcurrentWorkflowTaskExecutions: options.slots?.maxWorkflowTasks ?? 100,

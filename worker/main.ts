@@ -9,8 +9,9 @@ import { connectAtStart, connectionOptions } from '../lib/temporal-connection.ts
 import { ConfigError, exitOnConfigError, loadDotEnv } from '../lib/env.ts';
 import { freePort } from '../lib/free-port.ts';
 import { createLogger } from '../lib/logger.ts';
+import { startTracing, stopTracing } from '../lib/tracing.ts';
 import { metricsRegistry } from '../lib/metrics.ts';
-import { WORKFLOWS_PATH } from './create-worker.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './create-worker.ts';
 import { buildActivityDeps } from './dependencies.ts';
 import { startWorkerMetricsServer } from './metrics-server.ts';
 import { installTemporalLogging } from './telemetry.ts';
@@ -34,6 +35,8 @@ try {
   outside = { providers: createProviderConfig(process.env), ai: createAiConfig(process.env) };
   mail = loadMailConfig();
   webhooks = loadWebhookConfig();
+  // Each role its own service.name (prospect-worker-research, …); first, so that the logger below stamps traces.
+  await startTracing(`worker-${roles.join('+')}`);
 } catch (error) {
   exitOnConfigError('worker', error);
 }
@@ -42,7 +45,7 @@ const logger = createLogger(`worker:${roles.join('+')}`, config.logLevel);
 metricsRegistry.setDefaultLabels({ role: roles.join('+') });
 // The runtime's exporter listens on loopback only; the worker's own port serves both.
 const runtimeMetricsAddress = config.workerMetrics ? `127.0.0.1:${await freePort()}` : null;
-installTemporalLogging(logger, 'WARN', runtimeMetricsAddress ? { prometheusAddress: runtimeMetricsAddress } : {});
+installTemporalLogging(logger, 'WARN', runtimeMetricsAddress ? { prometheusAddress: runtimeMetricsAddress, globalTags: { role: roles.join('+') } } : {});
 
 // SIGTERM drains: readiness turns false, then (after the readiness delay) every
 // Worker stops polling and its tasks in flight get the grace time to finish.
@@ -70,7 +73,7 @@ const connection = await connectAtStart(config.temporal.connection, () =>
 // Bundled once for every Worker of the process.
 const workflowBundle: NonNullable<WorkerOptions['workflowBundle']> = process.env.WORKFLOW_BUNDLE_PATH
   ? { codePath: process.env.WORKFLOW_BUNDLE_PATH }
-  : { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger })).code };
+  : { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: Runtime.instance().logger })).code };
 const started: StartedRole[] = [];
 for (const role of [...roles]) {
   const one = await startRole(role, { config, connection, workflowBundle, deps, mail, webhooks, env: process.env, publicUrl, logger });
@@ -106,4 +109,5 @@ await metricsServer?.close();
 await connection.close();
 await deps.temporal.connection.close();
 await deps.orm.close();
+await stopTracing();
 logger.info({ roles }, 'worker stopped');

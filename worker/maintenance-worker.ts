@@ -1,4 +1,5 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { temporalWorkerOptions } from '../lib/tracing.ts';
 import type { WorkerVersioning } from './versioning.ts';
 
 /**
@@ -20,6 +21,7 @@ export function createMaintenanceWorker(options: {
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle,
+    ...temporalWorkerOptions(),
     activities: options.activities,
     maxConcurrentWorkflowTaskExecutions: options.concurrency,
     maxConcurrentActivityTaskExecutions: options.concurrency,

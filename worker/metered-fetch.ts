@@ -1,5 +1,6 @@
 import type { ProviderConfig, ProviderId } from '../integrations/providers/config.ts';
 import { outsideCallMetrics } from '../lib/metrics.ts';
+import { withCallAttributes } from '../lib/tracing.ts';
 
 type Fetch = typeof fetch;
 type Outcome = 'ok' | 'not_found' | 'rate_limited' | 'client_error' | 'server_error' | 'timeout' | 'network_error';
@@ -73,7 +74,7 @@ export function meterModelFetch(inner: Fetch = globalThis.fetch): Fetch {
     };
     let response: Response;
     try {
-      response = await inner(input, init);
+      response = await withCallAttributes({ provider: 'ai', part: 'insights', 'gen_ai.request.model': requestedModel }, () => inner(input, init));
     } catch (error) {
       observe(failureOutcome(error), requestedModel);
       throw error;

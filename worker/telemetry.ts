@@ -10,6 +10,8 @@ export interface TemporalRuntimeOptions {
    * worker's /metrics adds them to ours (worker/metrics-server.ts).
    */
   prometheusAddress?: string;
+  /** Labels on every runtime metric: the worker's `role`, as on ours, so an alert names the role (docs/operations.md#alerts). */
+  globalTags?: Record<string, string>;
 }
 
 /**
@@ -38,7 +40,7 @@ export function installTemporalLogging(
     telemetryOptions: {
       // Native (Rust core) logs go through the same JSON logger instead of raw stdout.
       logging: { filter: { core: level, other: level }, forward: {} },
-      ...(options.prometheusAddress ? { metrics: { prometheus: { bindAddress: options.prometheusAddress, useSecondsForDurations: true } } } : {}),
+      ...(options.prometheusAddress ? { metrics: { prometheus: { bindAddress: options.prometheusAddress, useSecondsForDurations: true }, globalTags: options.globalTags } } : {}),
     },
   });
 }

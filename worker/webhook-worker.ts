@@ -2,6 +2,7 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from '../activities/webhook-delivery.ts';
 import { webhookTaskQueue } from '../domain/webhooks/contract.ts';
 import type { WorkerSlots } from '../lib/config.ts';
+import { temporalWorkerOptions } from '../lib/tracing.ts';
 import type { WorkerVersioning } from './versioning.ts';
 
 /**
@@ -24,6 +25,7 @@ export function createWebhookWorker(options: {
     namespace: options.namespace,
     taskQueue: webhookTaskQueue(options.researchTaskQueue),
     workflowBundle: options.workflowBundle,
+    ...temporalWorkerOptions(),
     activities: createWebhookDeliveryActivities(options.deps),
     maxConcurrentWorkflowTaskExecutions: options.slots?.maxWorkflowTasks ?? 50,
     maxConcurrentActivityTaskExecutions: options.slots?.maxActivities ?? 100,

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { ConfigError, envVar, parseEnv, type Env } from '../../lib/env.ts';
 
 export const DASHBOARD_MODES = ['dist', 'dev', 'off'] as const;
+/** Where a trace's id goes in TRACE_UI_URL. */
+export const TRACE_ID_PLACEHOLDER = '{trace_id}';
 export const DASHBOARD_ROOT = join(import.meta.dirname, '..', '..', 'dashboard');
 export const DASHBOARD_DIST = join(DASHBOARD_ROOT, 'dist');
 
@@ -19,6 +21,16 @@ const ZDashboardEnv = z.object({
    * pages (the JSON API stays). Unset: `dist` when it has been built, else `off`.
    */
   DASHBOARD_MODE: envVar.oneOf(DASHBOARD_MODES).optional(),
+  /**
+   * A job's trace in the trace store's UI, `{trace_id}` where its id goes (Jaeger:
+   * `http://jaeger:16686/trace/{trace_id}`): a job's page links to its trace. Unset: no link.
+   */
+  TRACE_UI_URL: z
+    .string()
+    .trim()
+    .refine((value) => value.includes(TRACE_ID_PLACEHOLDER) && isHttpUrl(value.replaceAll(TRACE_ID_PLACEHOLDER, '0')))
+    .describe(`an http(s) URL with ${TRACE_ID_PLACEHOLDER} where the trace id goes, e.g. http://localhost:16686/trace/${TRACE_ID_PLACEHOLDER}`)
+    .optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -27,6 +39,8 @@ export interface DashboardConfig {
   authSecret: string;
   clientIpHeader: string | null;
   mode: (typeof DASHBOARD_MODES)[number];
+  /** TRACE_UI_URL: a trace's address with `{trace_id}` in it, or null (no trace links). */
+  traceUrl: string | null;
 }
 
 const DEVELOPMENT_SECRET = 'development-only-secret-never-used-in-production';
@@ -42,7 +56,16 @@ export function loadDashboardConfig(env: Env, listenUrl: string): DashboardConfi
     authSecret: e.AUTH_SECRET ?? DEVELOPMENT_SECRET,
     clientIpHeader: e.AUTH_CLIENT_IP_HEADER?.toLowerCase() ?? null,
     mode,
+    traceUrl: e.TRACE_UI_URL ?? null,
   };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }
 
 const isDashboardBuilt = () => existsSync(join(DASHBOARD_DIST, 'index.html'));

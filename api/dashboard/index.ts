@@ -18,6 +18,7 @@ import { sameOriginOnly, signedInOnly, type DashboardState } from './guard.ts';
 import { accountRouter } from './routes/account.ts';
 import { accountDeletionRouter } from './routes/account-deletion.ts';
 import { billingRouter } from './routes/billing.ts';
+import { configRouter } from './routes/config.ts';
 import { crmRouter } from './routes/crm.ts';
 import { jobsRouter } from './routes/jobs.ts';
 import { keysRouter } from './routes/keys.ts';
@@ -66,6 +67,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   const endSessions = async (userId: string) => void (await pool.query('delete from auth_session where "userId" = $1', [userId]));
   const routers = [
     accountRouter(),
+    configRouter(deps.config),
     keysRouter(deps),
     jobsRouter(deps),
     billingRouter({ billing: deps.billing, publicUrl: deps.config.publicUrl, clock: deps.clock }),

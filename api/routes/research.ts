@@ -8,6 +8,7 @@ import { parseResearchRequest } from '../research-request-parser.ts';
 import { researchStatus, waitForStatus } from '../research-status.ts';
 import type { ApiDeps, RequestState } from '../deps.ts';
 import { submitAndStartResearch } from '../research-submission.ts';
+import { setSpanAttributes } from '../../lib/tracing.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -25,6 +26,8 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
 
     const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
     const { job, estimatedSeconds } = await submitAndStartResearch(deps, em, { apiKey, request, idempotencyKey, requestHash, source: 'api' });
+    // A job is found by its id: the research id is also its workflow's id.
+    setSpanAttributes({ research_id: job.id, 'account.id': apiKey.accountId, 'workflow.id': job.id });
     ctx.status = 202;
     ctx.body = { research_id: job.id, status: 'processing', estimated_seconds: estimatedSeconds };
   });
@@ -32,6 +35,7 @@ export function researchRouter(deps: ApiDeps): Router<RequestState> {
   router.get('/research-status/:researchId', async (ctx) => {
     const { em } = ctx.state;
     const researchId = ctx.params.researchId;
+    setSpanAttributes({ research_id: researchId });
     // Authentication and the job's row in one (batched) statement: this is the endpoint clients poll.
     const found = await deps.statusReader.read(bearerToken(ctx), researchId);
     if (!found) throw invalidKey();

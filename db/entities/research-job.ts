@@ -39,6 +39,8 @@ export const ResearchJob = defineEntity({
     modelUsage: p.json<{ calls: number; promptTokens: number; completionTokens: number }>().nullable(),
     /** When the purge deleted the job's Temporal history (services/retention/purge.ts); the row may outlive it. */
     historyDeletedAt: p.datetime().nullable(),
+    /** The W3C `traceparent` the job was accepted in, with tracing on: its webhook deliveries join that trace. */
+    traceContext: p.text().nullable(),
   },
 });
 

@@ -95,6 +95,14 @@ export interface JobDetail extends JobListItem {
   isRefunded: boolean;
   /** While queued: the account's own jobs ahead of it and when it should be done (domain/research/queue-estimate.ts). */
   queue: JobQueueWait | null;
+  /** The id of the trace the job ran in, when tracing was on for it (docs/operations.md#traces). */
+  traceId: string | null;
+}
+
+/** GET /app/api/config: the server's settings a page needs. */
+export interface AppConfig {
+  /** A trace's address in the trace store's UI with `{trace_id}` in it (TRACE_UI_URL), or null. */
+  traceUrl: string | null;
 }
 
 export const CREDIT_ENTRY_KINDS = ['consume', 'refund', 'cycle_reset', 'plan_change'] as const;

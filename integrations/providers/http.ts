@@ -1,6 +1,7 @@
 // Shared HTTP plumbing of the provider clients: one attempt timeout, bounded
 // retries with backoff that honour Retry-After, and failures sorted into the
 // kinds the waterfall and the activity layer act on.
+import { withCallAttributes } from '../../lib/tracing.ts';
 
 /**
  * `credentials`, `quota` and `rejected` (the provider refused our request as
@@ -165,7 +166,8 @@ export async function requestJson(deps: HttpDeps, request: JsonRequest): Promise
   const sleep = deps.sleep ?? realSleep;
   const { api } = request;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await attemptOnce(deps, request);
+    // Each attempt's HTTP span names its provider and attempt (never the URL's e-mail: lib/trace-attributes.ts).
+    const outcome = await withCallAttributes({ provider: api.split('.')[0], 'provider.api': api, attempt }, () => attemptOnce(deps, request));
     if ('response' in outcome) return outcome.response;
     const { failure, reset } = outcome;
     const waitMs = reset?.waitMs ?? null;

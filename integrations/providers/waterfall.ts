@@ -1,4 +1,5 @@
 import type { Lookup } from '../../domain/enrichment/enrichment.ts';
+import { withCallAttributes } from '../../lib/tracing.ts';
 import { PROVIDER_UNAVAILABLE, ProviderError, type ProviderLogger } from './http.ts';
 
 /** One provider API tried in a waterfall. */
@@ -45,7 +46,8 @@ export async function runWaterfall<T>(steps: WaterfallStep<T>[], options: Waterf
     if (value !== null && (!options.fillGaps || options.isComplete?.(value))) break;
     apisCalled.push(step.api);
     try {
-      const result = await step.run();
+      // Every HTTP span of this step says which part of the job it serves.
+      const result = await withCallAttributes({ part: options.part }, step.run);
       if (result === null) continue;
       if (value === null) {
         value = result;

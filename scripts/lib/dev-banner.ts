@@ -7,6 +7,8 @@ export interface DevBannerFacts {
   temporalUiUrl: string | null;
   temporalAddress: string;
   databaseUrl: string;
+  /** Jaeger's address when `DEV_JAEGER=1` started it, else null. */
+  jaegerUrl?: string | null;
   /** The worker processes (the API has its own line at the top). */
   workers: RoleProcess[];
   /** The environment, for what real services are configured instead of the stand-ins. */
@@ -25,6 +27,7 @@ export function devBanner(facts: DevBannerFacts): string {
   Dashboard    ${apiUrl}/app   (sign up there; the e-mails land in the mail inbox below)
   Temporal UI  ${facts.temporalUiUrl ?? `(external Temporal at ${facts.temporalAddress})`}
   Database     ${facts.databaseUrl.replace(/:[^:@/]+@/, ':***@')}
+  Jaeger       ${facts.jaegerUrl ? `${facts.jaegerUrl}   (traces; query API /api/traces/<trace id>; a build without UI assets shows a placeholder page, docs/operations.md#traces)` : '(off: DEV_JAEGER=1 runs it)'}
   Mail inbox   ${urls['mail-sandbox'] ?? `(real SMTP server ${env.SMTP_HOST})`}
   HubSpot      ${urls['hubspot-sandbox'] ?? `(HubSpot at ${env.HUBSPOT_API_BASE ?? 'https://api.hubapi.com'})`}   (the stand-in's contacts; connect it from a product's CRM page)
   Pipedrive    ${urls['pipedrive-sandbox'] ?? (env.PIPEDRIVE_CLIENT_ID ? '(a real Pipedrive app)' : '(not configured)')}   (the stand-in's persons; or connect it instead)

@@ -55,12 +55,12 @@ export async function ensureHelm(log: (line: string) => void = () => {}): Promis
   return helm;
 }
 
-/** `GO`, else `go` on PATH, else the official tarball's place (Helm v3.22 needs Go 1.26). */
-function findGo(): string {
+/** `GO`, else `go` on PATH, else the official tarball's place (Helm v3.22 needs Go 1.26); `tool` names what is compiled, `override` its variable. */
+export function findGo(tool = 'Helm', override = 'HELM'): string {
   if (process.env.GO) return process.env.GO;
   const candidates = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'go')), '/usr/local/go/bin/go'];
   const found = candidates.find((path) => existsSync(path));
-  if (!found) throw new Error('Compiling Helm needs Go 1.26 or later (none on PATH or in /usr/local/go): install it, or set HELM to a Helm v3 binary');
+  if (!found) throw new Error(`Compiling ${tool} needs Go 1.26 or later (none on PATH or in /usr/local/go): install it, or set ${override} to a ${tool} binary`);
   return found;
 }
 

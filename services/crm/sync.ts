@@ -17,6 +17,7 @@ import type { ResearchData } from '../../domain/research/reply.ts';
 import type { ChatPostResult } from '../../integrations/chat/slack-webhook.ts';
 import { CRM_PROVIDER_LABELS, type CrmAdapter, type CrmConnectionRef, type CrmProvider } from '../../integrations/crm/adapter.ts';
 import type { CrmConfig } from '../../integrations/crm/config.ts';
+import { crmMetrics } from '../../lib/metrics.ts';
 import { CrmAuthRevoked, CrmConfigRejected, CrmRejected, type CrmHoldOff } from '../../integrations/crm/errors.ts';
 import type { CrmProviderKit, CrmProviderKits } from '../../integrations/crm/providers.ts';
 import { createHubSpotCrm, type HubSpotCrm } from '../../integrations/hubspot/crm-client.ts';
@@ -334,6 +335,7 @@ export async function finishCrmRun(
     }
     return updated.length > 0;
   });
+  if (first) crmMetrics.runsFinished.inc({ status: input.status });
   if (isDigestQueued) await options.onDigestQueued?.();
   if (first && settings.chatWebhookUrl) {
     await postChat(deps, plan, runSummaryChatMessage({

@@ -62,7 +62,7 @@ export async function listJobs(em: EntityManager, account: IAccount, filter: TJo
 export async function jobDetail(em: EntityManager, temporal: Client, account: IAccount, jobId: string): Promise<JobDetail | null> {
   const rows = await em.getConnection().execute<Array<Record<string, unknown>>>(
     `select j.id, j.email, j.status, j.error, j.api_key_id, j.submitted_at, j.completed_at, j.request, j.completed_reply,
-            k.display_prefix, p.name as product_name, j.source, j.source_ref, pl.name as list_name,
+            k.display_prefix, p.name as product_name, j.source, j.source_ref, pl.name as list_name, j.trace_context,
             exists (select 1 from credit_ledger_entry l where l.research_id = j.id and l.kind = 'refund') as is_refunded
      from research_job j
      left join api_key k on k.id = j.api_key_id
@@ -82,6 +82,7 @@ export async function jobDetail(em: EntityManager, temporal: Client, account: IA
     progress: hasEnded(item.status) ? null : await readProgress(temporal, item.id),
     isRefunded: Boolean(row.is_refunded),
     queue: item.status === 'queued' ? await queuedJobWait(em, account.id, item) : null,
+    traceId: traceIdOf(row.trace_context as string | null),
   };
 }
 
@@ -98,6 +99,11 @@ async function queuedJobWait(em: EntityManager, accountId: number, job: JobListI
     [job.submittedAt, accountId, job.source === 'api'],
   );
   return jobQueueWait({ queuedAhead: counts?.queued_ahead ?? 0, processing: counts?.processing ?? 0, medianSeconds: await medianCompletionSeconds(em, accountId) });
+}
+
+/** The trace id of a W3C `traceparent` (`00-<trace id>-<span id>-<flags>`), as the job row keeps it. */
+function traceIdOf(traceparent: string | null): string | null {
+  return traceparent?.match(/^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/)?.[1] ?? null;
 }
 
 const PROGRESS_QUERY_TIMEOUT_MS = 2_000;

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account, ApiKey, ProductContextRow, ResearchJob } from '../../db/entities/index.ts';
 import type { IResearchJob } from '../../db/entities/research-job.ts';
 import type { ResearchRequest } from '../../domain/research/request.ts';
+import { activeTraceparent } from '../../lib/tracing.ts';
 
 /**
  * The outbox of workflow starts (docs/decisions.md#an-accepted-job-runs). A job is
@@ -55,6 +56,7 @@ export function recordResearchJob(tx: EntityManager, job: NewResearchJob): IRese
     requestHash: job.requestHash ?? null,
     source: job.source ?? 'api',
     modelUsage: null,
+    traceContext: activeTraceparent(),
   });
 }
 

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DeliveryOutcome } from '../../domain/webhooks/contract.ts';
 import type { WebhookConfig } from '../../integrations/webhooks/config.ts';
 import { retryAfterMs } from '../../integrations/webhooks/retry-after.ts';
+import { inSpan, isTracingOn } from '../../lib/tracing.ts';
 import { postWebhook } from '../../integrations/webhooks/webhook-poster.ts';
 import { disableEndpoint, endDelivery, loadDeliveryToSend, recordAttempt, recordDeliveredFirstAttempt, signedHeaders, type DeliveryToSend } from './webhooks.ts';
 
@@ -39,6 +40,29 @@ export async function attemptLoadedDelivery(
   delivery: DeliveryToSend,
   clock: () => Date,
   options: { isFirstAttempt?: boolean } = {},
+): Promise<AttemptResult> {
+  if (!isTracingOn()) return attemptOnce(em, webhooks, delivery, clock, options);
+  // The attempt joins the trace of the job it reports (a test event has none: a trace of its own).
+  const [job]: Array<{ research_id: string | null; trace_context: string | null }> = await em.execute(
+    'select d.research_id, j.trace_context from webhook_delivery d left join research_job j on j.id = d.research_id where d.id = ?',
+    [delivery.id],
+  );
+  const carrier = job?.trace_context ? { traceparent: job.trace_context } : undefined;
+  const attributes = { research_id: job?.research_id ?? undefined, 'account.id': delivery.accountId, 'webhook.delivery_id': delivery.id, 'webhook.endpoint_id': delivery.endpointId };
+  return inSpan('webhook delivery attempt', attributes, async (span) => {
+    const result = await attemptOnce(em, webhooks, delivery, clock, options);
+    span.setAttributes({ 'webhook.result': result.kind });
+    if (result.kind !== 'ended') span.setError(result.reason);
+    return result;
+  }, { kind: 'client', carrier });
+}
+
+async function attemptOnce(
+  em: EntityManager,
+  webhooks: WebhookConfig,
+  delivery: DeliveryToSend,
+  clock: () => Date,
+  options: { isFirstAttempt?: boolean },
 ): Promise<AttemptResult> {
   const now = clock();
   const deliveryId = delivery.id;

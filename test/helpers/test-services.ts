@@ -6,7 +6,7 @@ import { freePort } from '../../scripts/lib/free-port.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 import { startEmbeddedPostgres } from '../../scripts/lib/postgres-server.ts';
 import { ensureTemporalCli, startTemporalDevServer } from '../../scripts/lib/temporal-server.ts';
-import { WORKFLOWS_PATH } from '../../worker/create-worker.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../worker/create-worker.ts';
 
 export interface TestServices {
   env: Record<string, string>;
@@ -39,7 +39,7 @@ export async function startTestServices(): Promise<TestServices> {
     await postgres.stop();
     throw error;
   });
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietBundlerLogger });
   const bundlePath = join(workDir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
 

@@ -6,7 +6,11 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorMiddleware } from '../../api/error-middleware.ts';
 import { metricsRouter } from '../../api/routes/metrics.ts';
+import { readOperationalState } from '../../api/operational-state.ts';
+import { loadWebhookConfig } from '../../integrations/webhooks/config.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { serveOperationalState } from '../../lib/metrics.ts';
+import { createEndpoint } from '../../services/webhooks/webhooks.ts';
 import { waitFor } from '../../scripts/lib/child-process.ts';
 import { freePort } from '../../scripts/lib/free-port.ts';
 import { ROOT } from '../../scripts/lib/local-services.ts';
@@ -78,6 +82,38 @@ describe('/healthz names each dependency', () => {
     expect(reply).toMatchObject({ status: 200, body: { status: 'degraded', postgres: 'ok', temporal: 'ok', worker: 'no_pollers' } });
   });
 
+  it("serves the state gauges the alerts read: the backlog's age, failing webhook endpoints, accounts whose credits drift from the ledger", async () => {
+    // A fresh read (the API keeps one for half a minute), by the API's own reader.
+    const scrapeNow = () => {
+      serveOperationalState(() => readOperationalState(stack.orm.em.fork(), new Date()));
+      return scrape(stack.apiUrl);
+    };
+    const before = await scrapeNow();
+    for (const name of ['research_backlog_oldest_seconds', 'webhook_endpoints_failing', 'credits_ledger_drift_accounts']) expect(before).toMatch(new RegExp(`^${name} \\d`, 'm'));
+    const { accountId, key } = await stack.createCustomer('growth');
+    const db = stack.orm.em.fork().getConnection();
+    // No worker: the job waits, queued.
+    const accepted = await stack.api.research(key, { email: 'waiting@nowhere-corp.com' });
+    await db.execute(`update research_job set submitted_at = now() - interval '90 seconds' where id = ?`, [accepted.body.research_id]);
+    const { endpoint } = await createEndpoint(stack.orm.em.fork(), loadWebhookConfig().secretKey, { accountId, url: 'https://hooks.example.com/in', events: ['research.completed'] }, new Date());
+    await db.execute(`update webhook_endpoint set failing_since = now() - interval '2 hours' where id = ?`, [endpoint.id]);
+    await db.execute('update account set credits_used = credits_used + 1 where id = ?', [accountId]); // a credit with no ledger entry
+    try {
+      const after = await scrapeNow();
+      expect(sample(after, 'research_backlog_oldest_seconds')).toBeGreaterThanOrEqual(90);
+      expect(sample(after, 'webhook_endpoints_failing') - sample(before, 'webhook_endpoints_failing')).toBe(1);
+      expect(sample(after, 'credits_ledger_drift_accounts') - sample(before, 'credits_ledger_drift_accounts')).toBe(1);
+    } finally {
+      // Out of the way of the tests below: the job never runs, the account balances again.
+      await stack.temporal.workflow.getHandle(accepted.body.research_id).terminate('test over').catch(() => {});
+      await db.execute(`update research_job set status = 'failed', error = 'internal_error' where id = ?`, [accepted.body.research_id]);
+      await db.execute('update account set credits_used = credits_used - 1 where id = ?', [accountId]);
+      await db.execute('update webhook_endpoint set failing_since = null where id = ?', [endpoint.id]);
+    }
+    const settled = await scrapeNow();
+    expect(sample(settled, 'credits_ledger_drift_accounts')).toBe(sample(before, 'credits_ledger_drift_accounts'));
+  });
+
   it('a failed job is counted by its error, with its refund', async () => {
     const before = await scrape(stack.apiUrl);
     // No worker yet: the job waits, and the overdue check on read fails it (as for a workflow that vanished).
@@ -126,6 +162,9 @@ describe('/metrics after a job', () => {
     // The Temporal runtime's own metrics, from its exporter.
     expect(sample(workerText, 'temporal_workflow_completed', { workflow_type: 'researchWorkflow' })).toBeGreaterThanOrEqual(1);
     expect(workerText).toMatch(/^temporal_worker_task_slots_available\{/m);
+    // What the alerts read (docs/operations.md#alerts): pollers per task queue, labelled with the worker's role; CRM runs by status.
+    expect(workerText).toMatch(/^temporal_num_pollers\{(?=.*role="[a-z+]+")(?=.*task_queue="[^"]+")(?=.*poller_type="(workflow_task|activity_task)").*\} \d+$/m);
+    expect(workerText).toMatch(/^crm_runs_finished_total\{(?=.*status="failed")(?=.*role="[a-z+]+").*\} 0$/m);
   });
 
 });

@@ -30,6 +30,8 @@ export interface BenchStack {
   newApiKey(label: string): Promise<string>;
   setProviderLatency(latency: LatencyMap): Promise<void>;
   setModelLatency(latencyMs: number): Promise<void>;
+  /** Stops the API and the workers and starts them again with `extraEnv` over their environment (the tracing part turns tracing on so); `pids` follow. */
+  restartApps(extraEnv: Record<string, string>): Promise<void>;
   stop(keep: boolean): Promise<void>;
 }
 
@@ -79,19 +81,22 @@ export async function startBenchStack(options: {
     const logFile = (name: string) => join(workDir, 'logs', `${name}.log`);
     // A process per worker role, as production runs them (docs/operations.md#processes).
     const workerRoles = ['research', 'webhooks', 'housekeeping', ...(appEnv.HUBSPOT_CLIENT_ID ? ['crm'] : [])];
-    const workers = Object.fromEntries(
-      workerRoles.map((role) => {
-        const args = role === 'research' ? node('worker/main.ts', inspectorPorts.worker) : ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')];
-        return [role, startProcess(`${role}-worker`, process.execPath, [...args, role], { env: appEnv, logFile: logFile(`${role}-worker`) })];
-      }),
-    );
-    apps.push(...Object.values(workers));
-    const worker = workers.research!;
-    const api = startProcess('api', process.execPath, node('api/main.ts', inspectorPorts.api), { env: appEnv, logFile: logFile('api') });
-    apps.push(api);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
-    await waitFor('API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 90_000);
-    // The worker logs nothing at warn: the warm-up jobs wait for it to poll.
+    const startApps = async (env: NodeJS.ProcessEnv) => {
+      const workers = Object.fromEntries(
+        workerRoles.map((role) => {
+          const args = role === 'research' ? node('worker/main.ts', inspectorPorts.worker) : ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')];
+          return [role, startProcess(`${role}-worker`, process.execPath, [...args, role], { env, logFile: logFile(`${role}-worker`) })];
+        }),
+      );
+      apps.push(...Object.values(workers));
+      const api = startProcess('api', process.execPath, node('api/main.ts', inspectorPorts.api), { env, logFile: logFile('api') });
+      apps.push(api);
+      await waitFor('API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 90_000);
+      // The worker logs nothing at warn: the warm-up jobs wait for it to poll.
+      return { workers, api };
+    };
+    const started = await startApps(appEnv);
 
     orm = await initOrm(services.env.DATABASE_URL, { migrate: false, poolMax: 2 });
     const providerUrl = services.env.PROVIDER_SANDBOX_URL;
@@ -101,7 +106,7 @@ export async function startBenchStack(options: {
       if (!reply.ok) throw new Error(`POST ${url} answered ${reply.status}: ${await reply.text()}`);
     };
     const ormHandle = orm;
-    return {
+    const stack: BenchStack = {
       workDir,
       apiUrl,
       providerUrl,
@@ -109,8 +114,8 @@ export async function startBenchStack(options: {
       databaseUrl: services.env.DATABASE_URL,
       temporalAddress: services.env.TEMPORAL_ADDRESS,
       orm: ormHandle,
-      pids: { worker: worker.child.pid!, api: api.child.pid! },
-      workerPids: Object.fromEntries(Object.entries(workers).map(([role, each]) => [role, each.child.pid!])),
+      pids: { worker: started.workers.research!.child.pid!, api: started.api.child.pid! },
+      workerPids: Object.fromEntries(Object.entries(started.workers).map(([role, each]) => [role, each.child.pid!])),
       inspectorPorts,
       temporalSqlitePragmas,
       temporalDynamicConfig,
@@ -132,8 +137,15 @@ export async function startBenchStack(options: {
       },
       setProviderLatency: (latency) => admin(`${providerUrl}/__admin/config`, { latency, replace: true }),
       setModelLatency: (latencyMs) => admin(`${modelOrigin}/__admin/config`, { latencyMs }),
+      async restartApps(extraEnv) {
+        for (const app of apps.splice(0).reverse()) await app.stop();
+        const again = await startApps({ ...appEnv, ...extraEnv });
+        stack.pids = { worker: again.workers.research!.child.pid!, api: again.api.child.pid! };
+        stack.workerPids = Object.fromEntries(Object.entries(again.workers).map(([role, each]) => [role, each.child.pid!]));
+      },
       stop,
     };
+    return stack;
   } catch (error) {
     await stop(true);
     throw error;

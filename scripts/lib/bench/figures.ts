@@ -37,6 +37,7 @@ export function namedFigures(results: {
   crmProviders?: Array<{ provider: string; callsPerContact: number; wallMs: number; criticalPathMs: number }>;
   lists?: { wallMs: number; lowerBoundMs: number };
   mcp?: { uncached?: { callsToComplete: { p95: number }; progressGapMs: { max: number } }; cached?: { callMs: { p95: number } } };
+  tracing?: { on: { cpu: { stackMs: number } }; off: { cpu: { stackMs: number } }; costMs: number };
 }): Figures {
   const figures: Figures = {};
   for (const level of results.overhead ?? []) {
@@ -70,6 +71,12 @@ export function namedFigures(results: {
   if (results.lists) {
     figures['lists.run_s'] = results.lists.wallMs / 1000;
     figures['lists.lower_bound_s'] = results.lists.lowerBoundMs / 1000;
+  }
+  if (results.tracing) {
+    // CPU per uncached job with tracing on; off and the difference beside it, measured in the same run.
+    figures['tracing.cpu_per_job_ms'] = results.tracing.on.cpu.stackMs;
+    figures['tracing.cpu_per_job_ms_off'] = results.tracing.off.cpu.stackMs;
+    figures['tracing.cost_per_job_ms'] = results.tracing.costMs;
   }
   return figures;
 }

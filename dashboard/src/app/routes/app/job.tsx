@@ -10,6 +10,7 @@ import { useJob } from '../../../features/jobs/api.ts';
 import { JobResult } from '../../../features/jobs/components/job-result.tsx';
 import { StatusBadge } from '../../../features/jobs/components/status-badge.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
+import { traceAddress, useAppConfig } from '../../../lib/app-config.ts';
 import { formatDateTime, formatDuration } from '../../../lib/format.ts';
 import { formatWait } from '../../../lib/format-wait.ts';
 
@@ -30,6 +31,7 @@ const FAILURE_REASONS: Record<string, string> = {
 export default function JobPage() {
   const { researchId = '' } = useParams();
   const job = useJob(researchId);
+  const config = useAppConfig();
   // Another account's job and an unknown id read the same (no hint that it exists): a dead end with a way back, no Retry.
   if (job.error instanceof ApiError && job.error.status === 404) {
     return (
@@ -57,12 +59,23 @@ export default function JobPage() {
                 {detail.productName ?? 'No product'} · submitted {formatDateTime(detail.submittedAt)} · {formatDuration(detail.durationMs)} ·{' '}
                 <code>{detail.id}</code>
               </Text>
+              <TraceLink href={traceAddress(config.data, detail.traceId)} />
             </Group>
             <JobBody detail={detail} />
           </Stack>
         )}
       </QueryState>
     </>
+  );
+}
+
+/** Where an operator follows the job through every process (the server's TRACE_UI_URL); nothing when there is no trace. */
+function TraceLink({ href }: { href: string | null }) {
+  if (!href) return null;
+  return (
+    <Anchor href={href} target="_blank" rel="noopener noreferrer" size="sm">
+      Trace of this job (opens in a new tab)
+    </Anchor>
   );
 }
 
