@@ -27,6 +27,8 @@ export async function startCrmWorker(options: {
   clock: () => Date;
   logger: Logger;
   retry?: CrmActivityDeps['retry'];
+  /** CRM runs of one account running at once (config.crmRunsPerAccount); unset: the default. */
+  runsPerAccount?: number;
   slots?: WorkerSlots;
   versioning?: WorkerVersioning;
 }): Promise<Worker | null> {
@@ -41,6 +43,7 @@ export async function startCrmWorker(options: {
     workflowBundle: options.workflowBundle,
     activities: createCrmActivities({
       orm: options.orm, clock: options.clock, config: crm.config, kits: crm.kits, tokens: crm.tokens, budgets: crm.budgets, publicUrl: options.publicUrl, temporal: options.temporal, retry: options.retry,
+      runsPerAccount: options.runsPerAccount,
     }),
     concurrency: options.slots?.maxActivities ?? 20,
     versioning: options.versioning,

@@ -33,7 +33,10 @@ export interface Crm {
   pauseAccount(accountId: number, reason: string): Promise<void>;
   /** Account deletion (services/accounts/deletion.ts `pauseCrm`): token revoked at HubSpot, everything paused. */
   onAccountDeleted(accountId: number): Promise<void>;
-  /** "Run now": a run started at once, with its own id; the Schedule's overlap rule does not apply, the contact claims do. */
+  /**
+   * "Run now": a run started at once, with its own id; the Schedule's overlap rule does not apply, the contact
+   * claims do, and so does the account's cap on runs at once (it may wait `queued`; services/crm/run-turns.ts).
+   */
   runNow(accountId: number, productId: number): Promise<string>;
 }
 
