@@ -107,7 +107,7 @@ export const crmRunTurn: ActivityOptions = {
     initialInterval: '1 second',
     backoffCoefficient: 1.5,
     maximumInterval: '10 seconds',
-    maximumAttempts: 0,
+    // No maximumAttempts: unlimited (the SDK refuses 0).
   },
 };
 

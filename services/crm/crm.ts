@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm.ts';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm/crm.ts';
 import type { CrmSyncInput } from '../../domain/crm/sync-contract.ts';
+import { DEFAULT_CRM_RUNS_PER_ACCOUNT } from '../../domain/crm/run-cap.ts';
 import { RESEARCH_PRIORITY_KEY } from '../../domain/research/fanout.ts';
 import { accountFairness, type FairnessWeights } from '../../domain/research/fairness.ts';
 import type { PlanName } from '../../domain/billing/plans.ts';
@@ -27,6 +28,8 @@ export interface Crm {
   tokens: CrmTokens;
   budgets: PortalBudgets;
   syncDeps: CrmSyncDeps;
+  /** CRM runs of one account running at once (CRM_RUNS_PER_ACCOUNT; services/crm/run-turns.ts). */
+  runsPerAccount: number;
   /** Brings these products' Schedules in line with the database (logged, never thrown: the next reconcile retries). */
   reconcile(productIds: number[]): Promise<void>;
   /** Pauses every integration of the account with a reason, Schedules included. */
@@ -44,6 +47,8 @@ export function createCrm(deps: {
   orm: Orm; temporal: Client; env: Env; publicUrl: string; clock: () => Date; researchTaskQueue: string; logger: Logger;
   /** Each plan's fairness weight (config.fairnessWeights); unset: equal. */
   fairnessWeights?: FairnessWeights;
+  /** config.crmRunsPerAccount; unset: the default. */
+  runsPerAccount?: number;
 }): Crm | null {
   const config = loadCrmConfig(deps.env);
   if (!config) return null;
@@ -64,7 +69,7 @@ export function createCrm(deps: {
   const syncDeps: CrmSyncDeps = { em, clock: deps.clock, config, kits, tokens, budgets, publicUrl: deps.publicUrl };
 
   return {
-    config, kits, tokens, budgets, syncDeps, reconcile,
+    config, kits, tokens, budgets, syncDeps, reconcile, runsPerAccount: deps.runsPerAccount ?? DEFAULT_CRM_RUNS_PER_ACCOUNT,
     async pauseAccount(accountId, reason) {
       await pauseAccountIntegrations(em(), accountId, reason, deps.clock());
       await reconcile(await productsOf(accountId));

@@ -13,7 +13,7 @@ import { connectionRef, consumeOAuthState, createOAuthState, getConnection, save
 import { previewCrmRun } from '../../../services/crm/candidates.ts';
 import { portalProperties } from '../../../services/crm/portal-metadata.ts';
 import { crmScheduleNextRuns } from '../../../services/crm/schedules.ts';
-import { crmRunPlaces } from '../../../services/crm/run-turns.ts';
+import { crmRunPlaces, takeCrmRunTurn } from '../../../services/crm/run-turns.ts';
 import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm/settings.ts';
 import { crmAdapterOf } from '../../../services/crm/sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -271,7 +271,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     if (!settings?.active) throw new AppError('invalid_request', 'The integration is paused. Turn it on and save before running it.');
     const runId = await crm.runNow(account.id, product.id);
     ctx.status = 202;
-    ctx.body = { runId, ...(await runStateOf(em, account.id, runId)) };
+    ctx.body = { runId, ...(await runStateOf(em, crm, account.id, runId, deps.clock)) };
   });
 
   return router;
@@ -281,15 +281,22 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
  * What became of a run just started, as soon as its workflow has recorded it
  * (the CRM worker's first step, well under a second): `running`, or `queued`
  * with its place among the account's runs waiting their turn
- * (docs/crm.md#runs-waiting-their-turn). `starting` if not recorded within a
- * few seconds (a CRM worker busy or restarting): the page's list of runs says
- * which soon after.
+ * (docs/crm.md#runs-waiting-their-turn). A run recorded `queued` is given
+ * its turn here if it has one (the same claim its workflow makes next), so
+ * the answer is settled, not a moment in its start. `starting` if not
+ * recorded within a few seconds (a CRM worker busy or restarting): the
+ * page's list of runs says which soon after.
  */
-async function runStateOf(em: EntityManager, accountId: number, runId: string): Promise<{ state: 'starting' | 'running' | 'queued' | 'not_run'; place: number | null }> {
+async function runStateOf(
+  em: EntityManager, crm: Crm, accountId: number, runId: string, clock: () => Date,
+): Promise<{ state: 'starting' | 'running' | 'queued' | 'not_run'; place: number | null }> {
   const deadline = Date.now() + 5_000;
   for (;;) {
     const [run]: Array<{ status: string }> = await em.execute('select status from crm_sync_run where id = ?', [runId]);
-    if (run?.status === 'queued') return { state: 'queued', place: (await crmRunPlaces(em, accountId)).get(runId) ?? null };
+    if (run?.status === 'queued') {
+      const turn = await takeCrmRunTurn(em, { runId, accountId, cap: crm.runsPerAccount, now: clock() });
+      return turn.started ? { state: 'running', place: null } : { state: 'queued', place: turn.place };
+    }
     if (run?.status === 'not_run') return { state: 'not_run', place: null };
     if (run) return { state: 'running', place: null };
     if (Date.now() > deadline) return { state: 'starting', place: null };
