@@ -21,6 +21,9 @@ import {
   type ContactWriteResult, type CrmSyncDeps,
 } from '../services/crm/sync.ts';
 import { nudgeMailOutbox } from '../services/mail/outbox.ts';
+import { endOrphanedCrmRun, takeCrmRunTurn } from '../services/crm/run-turns.ts';
+import { CRM_RUN_WAITING_TYPE, DEFAULT_CRM_RUNS_PER_ACCOUNT } from '../domain/crm/run-cap.ts';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { withHeartbeat } from './heartbeat.ts';
 
 export interface CrmActivityDeps {
@@ -34,6 +37,8 @@ export interface CrmActivityDeps {
   temporal: Client;
   retry?: Record<string, number>;
   logger?: Logger;
+  /** CRM runs of one account running at once (CRM_RUNS_PER_ACCOUNT). */
+  runsPerAccount?: number;
 }
 
 /** The CRM's answers as Temporal failures; an allowance's hold-off is first said on the run (`onHoldOff`). */
@@ -69,7 +74,7 @@ export function createCrmActivities(deps: CrmActivityDeps) {
   // The run sits waiting for the CRM's allowance: the CRM page says why and until when.
   const waiting = (plan: CrmRunPlan) => (holdOff: CrmHoldOff) => recordRunWaiting(sync, plan.runId, holdOff);
   return {
-    crmStartRun: (input: CrmSyncInput & { runId: string }): Promise<CrmRunPlan> => withHeartbeat(() => startCrmRun(sync, input)),
+    crmStartRun: (input: CrmSyncInput & { runId: string; queueForTurn?: boolean }): Promise<CrmRunPlan> => withHeartbeat(() => startCrmRun(sync, input)),
     crmEnsureProperties: (plan: CrmRunPlan): Promise<void> => withHeartbeat(() => translated(() => ensureCrmProperties(sync, plan), waiting(plan))),
     crmFindCandidates: (plan: CrmRunPlan): Promise<CandidateSearch> => withHeartbeat(() => translated(() => findAndClaimCandidates(sync, plan), waiting(plan))),
     crmWriteContact: (plan: CrmRunPlan, contact: CandidateVerdict, researchId: string): Promise<ContactWriteResult> =>
@@ -88,6 +93,30 @@ export function createCrmActivities(deps: CrmActivityDeps) {
     crmFinishRun: (plan: CrmRunPlan, input: { status: 'completed' | 'credits_exhausted' | 'failed'; reason: string | null; creditsUsed: number }) =>
       withHeartbeat(() => finishCrmRun(sync, plan, input, { onDigestQueued: nudgeDigest })),
     crmFinishNotRun: (runId: string, reason: string): Promise<void> => withHeartbeat(() => finishNotRun(sync, runId, reason)),
+    /**
+     * A queued run's turn (services/crm/run-turns.ts): done once it is
+     * `running`; until then it fails, with its place, and Temporal asks again
+     * (workflows/activity-profiles.ts `crmRunTurn`). A run holding a turn
+     * whose workflow no longer runs gives it up first.
+     */
+    crmTakeRunTurn: async (plan: CrmRunPlan): Promise<void> => {
+      const accountId = plan.settings!.accountId;
+      const turn = await takeCrmRunTurn(sync.em(), { runId: plan.runId, accountId, cap: deps.runsPerAccount ?? DEFAULT_CRM_RUNS_PER_ACCOUNT, now: deps.clock() });
+      if (turn.started) return;
+      let isFreed = false;
+      for (const runId of turn.runningIds) {
+        const isRunning = await deps.temporal.workflow.getHandle(runId).describe().then(
+          (described) => described.status.name === 'RUNNING',
+          (error: unknown) => (error instanceof WorkflowNotFoundError ? false : true),
+        );
+        if (!isRunning) {
+          await endOrphanedCrmRun(sync.em(), runId, deps.clock());
+          isFreed = true;
+        }
+      }
+      if (isFreed && (await takeCrmRunTurn(sync.em(), { runId: plan.runId, accountId, cap: deps.runsPerAccount ?? DEFAULT_CRM_RUNS_PER_ACCOUNT, now: deps.clock() })).started) return;
+      throw ApplicationFailure.create({ type: CRM_RUN_WAITING_TYPE, message: `queued: place ${turn.place} among the account's CRM runs waiting their turn` });
+    },
   };
 }
 

@@ -73,7 +73,7 @@ export async function bootstrapApi(
   const dashboardConfig = loadDashboardConfig(env, url);
   const mailer = createMailer(loadMailConfig(env));
   const billing = billingFromEnv(env);
-  const crm = createCrm({ orm, temporal, env, publicUrl: dashboardConfig.publicUrl, clock, researchTaskQueue: config.temporal.taskQueue, fairnessWeights: config.fairnessWeights, logger });
+  const crm = createCrm({ orm, temporal, env, publicUrl: dashboardConfig.publicUrl, clock, researchTaskQueue: config.temporal.taskQueue, fairnessWeights: config.fairnessWeights, runsPerAccount: config.crmRunsPerAccount, logger });
   const dashboard = createDashboard({
     orm,
     databaseUrl: config.databaseUrl,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research/contract.ts';
 import { DEFAULT_ATTEMPTS_PER_ENDPOINT } from '../domain/webhooks/limits.ts';
+import { DEFAULT_CRM_RUNS_PER_ACCOUNT } from '../domain/crm/run-cap.ts';
 import { DEFAULT_FAIRNESS_WEIGHTS, parseFairnessWeights, type FairnessWeights } from '../domain/research/fairness.ts';
 import { ConfigError, envVar, parseEnv, type Env } from './env.ts';
 import { loadTemporalConnection, type TemporalConnectionSettings } from './temporal-connection.ts';
@@ -75,6 +76,11 @@ const ZEnv = z.object({
    * endpoint's other deliveries wait their turn, oldest first.
    */
   WEBHOOK_ATTEMPTS_PER_ENDPOINT: envVar.int({ min: 1 }).default(DEFAULT_ATTEMPTS_PER_ENDPOINT),
+  /**
+   * CRM runs of one account running at once (domain/crm/run-cap.ts), across
+   * every CRM worker; further runs wait `queued` and start by themselves.
+   */
+  CRM_RUNS_PER_ACCOUNT: envVar.int({ min: 1 }).default(DEFAULT_CRM_RUNS_PER_ACCOUNT),
 });
 
 export interface Config {
@@ -101,6 +107,8 @@ export interface Config {
   fairnessWeights: FairnessWeights;
   /** First webhook attempts to one endpoint under way at once. */
   webhookAttemptsPerEndpoint: number;
+  /** CRM runs of one account running at once. */
+  crmRunsPerAccount: number;
 }
 
 export interface WorkerSlots {
@@ -136,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdown: { readinessDelayMs: e.SHUTDOWN_READINESS_DELAY_MS, graceMs: e.SHUTDOWN_GRACE_MS },
     fairnessWeights: e.FAIRNESS_PLAN_WEIGHTS ?? DEFAULT_FAIRNESS_WEIGHTS,
     webhookAttemptsPerEndpoint: e.WEBHOOK_ATTEMPTS_PER_ENDPOINT,
+    crmRunsPerAccount: e.CRM_RUNS_PER_ACCOUNT,
   };
 }
 

@@ -27,10 +27,14 @@ export async function startCrmWorker(options: {
   clock: () => Date;
   logger: Logger;
   retry?: CrmActivityDeps['retry'];
+  /** CRM runs of one account running at once (config.crmRunsPerAccount); unset: the default. */
+  runsPerAccount?: number;
   slots?: WorkerSlots;
   versioning?: WorkerVersioning;
 }): Promise<Worker | null> {
-  const crm = createCrm({ orm: options.orm, temporal: options.temporal, env: options.env, publicUrl: options.publicUrl, clock: options.clock, researchTaskQueue: options.researchTaskQueue, logger: options.logger });
+  const crm = createCrm({ orm: options.orm, temporal: options.temporal, env: options.env, publicUrl: options.publicUrl, clock: options.clock, researchTaskQueue: options.researchTaskQueue, logger: options.logger,
+    runsPerAccount: options.runsPerAccount,
+  });
   if (!crm) return null;
   const reconciled = await reconcileAllCrmSchedules(options.temporal, options.orm.em.fork(), options.researchTaskQueue);
   options.logger.info({ integrations: reconciled }, 'CRM Schedules reconciled');
@@ -41,6 +45,7 @@ export async function startCrmWorker(options: {
     workflowBundle: options.workflowBundle,
     activities: createCrmActivities({
       orm: options.orm, clock: options.clock, config: crm.config, kits: crm.kits, tokens: crm.tokens, budgets: crm.budgets, publicUrl: options.publicUrl, temporal: options.temporal, retry: options.retry,
+      runsPerAccount: crm.runsPerAccount,
     }),
     concurrency: options.slots?.maxActivities ?? 20,
     versioning: options.versioning,

@@ -72,7 +72,7 @@ export async function startRole(role: WorkerRole, context: RoleContext): Promise
     case 'crm': {
       const worker = await startCrmWorker({
         connection, namespace, researchTaskQueue, workflowBundle, orm: deps.orm, temporal: deps.temporal,
-        env: context.env, publicUrl: context.publicUrl, clock: deps.clock, logger, slots, versioning: pinned,
+        env: context.env, publicUrl: context.publicUrl, clock: deps.clock, logger, slots, versioning: pinned, runsPerAccount: config.crmRunsPerAccount,
       });
       return worker && { workers: { crm: worker }, stopLoops: async () => {} };
     }

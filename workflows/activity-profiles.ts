@@ -96,6 +96,22 @@ export const crmDatabase: ActivityOptions = {
 };
 
 /**
+ * A queued CRM run asking for its turn (docs/crm.md#runs-waiting-their-turn):
+ * each try is one short transaction; a try that finds the account at its cap
+ * fails and is tried again, for as long as it takes, every 10 seconds at most
+ * (retries add nothing to the run's history, a timer loop would).
+ */
+export const crmRunTurn: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 1.5,
+    maximumInterval: '10 seconds',
+    // No maximumAttempts: unlimited (the SDK refuses 0).
+  },
+};
+
+/**
  * A CRM step that calls HubSpot (properties, search, a contact's write-back).
  * The client waits out short 429s itself and throttles per portal; longer
  * waits come back as `crm_unavailable` with the delay HubSpot asked for, so

@@ -6,12 +6,13 @@ import { emptySkipCounts, type CandidateVerdict } from '../domain/crm/crm.ts';
 import {
   CRM_FAILURE_TYPES, CRM_RUN_CONTACTS_IN_FLIGHT, type ContactWriteItem, type ContactWriteOutcome, type CrmRunPlan, type CrmSyncInput, type CrmSyncResult,
 } from '../domain/crm/sync-contract.ts';
-import { crmDatabase, crmHubSpot } from './activity-profiles.ts';
+import { crmDatabase, crmHubSpot, crmRunTurn } from './activity-profiles.ts';
 import { researchFanout } from './research-fanout.ts';
 import { loggedError } from '../domain/logged-error.ts';
 
 const database = proxyActivities<CrmActivities>(crmDatabase);
 const hubspot = proxyActivities<CrmActivities>(crmHubSpot);
+const turns = proxyActivities<CrmActivities>(crmRunTurn);
 
 /** Contacts written back to HubSpot at once: few; the portal's throttle sets the pace anyway. */
 const WRITES_IN_FLIGHT = 4;
@@ -33,6 +34,12 @@ const WRITE_AS_RESEARCHED_PATCH = 'crm-write-as-researched';
  * before it replay the write-as-researched shape.
  */
 const BATCH_WRITES_PATCH = 'crm-batch-writes';
+/**
+ * Runs from this patch on are recorded `queued` and wait for their account's
+ * turn before any CRM call (CRM_RUNS_PER_ACCOUNT; docs/crm.md#runs-waiting-their-turn).
+ * Runs started before it are recorded running at once, as they were.
+ */
+const RUN_CAP_PATCH = 'crm-runs-per-account';
 /** A flush takes at most HubSpot's batch size. */
 const FLUSH_CONTACTS = 100;
 /**
@@ -106,7 +113,8 @@ export const researchContactsThroughFanout: ResearchContacts = async (plan, take
 
 export async function runCrmSync(input: CrmSyncInput, researchContacts: ResearchContacts): Promise<CrmSyncResult> {
   const runId = workflowInfo().workflowId;
-  const plan = await database.crmStartRun({ ...input, runId });
+  const isCapped = patched(RUN_CAP_PATCH);
+  const plan = await database.crmStartRun({ ...input, runId, ...(isCapped ? { queueForTurn: true } : {}) });
   if (plan.notRunReason) {
     log.info('CRM run not started', { runId, reason: plan.notRunReason });
     return { runId, status: 'not_run', reason: plan.notRunReason, counts: { found: 0, skipped: emptySkipCounts(), researched: 0, failed: 0, creditsUsed: 0 } };
@@ -115,6 +123,8 @@ export async function runCrmSync(input: CrmSyncInput, researchContacts: Research
   let reason: string | null = null;
   let creditsUsed = 0;
   try {
+    // Cancelled while it waits: recorded failed (cancelled) below, like any run.
+    if (isCapped) await turns.crmTakeRunTurn(plan);
     await hubspot.crmEnsureProperties(plan);
     const candidates = await hubspot.crmFindCandidates(plan);
     if (patched(WRITE_AS_RESEARCHED_PATCH)) {

@@ -21,6 +21,7 @@ import { Migration20261129100000 } from './Migration20261129100000.ts';
 import { Migration20261130090000 } from './Migration20261130090000.ts';
 import { Migration20261130100000 } from './Migration20261130100000.ts';
 import { Migration20261130110000 } from './Migration20261130110000.ts';
+import { Migration20261130113700 } from './Migration20261130113700.ts';
 
 // Every migration, in order. Append new ones here.
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261130090000', class: Migration20261130090000 },
   { name: 'Migration20261130100000', class: Migration20261130100000 },
   { name: 'Migration20261130110000', class: Migration20261130110000 },
+  { name: 'Migration20261130113700', class: Migration20261130113700 },
 ];

@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm.ts';
 import { CRM_SYNC_WORKFLOW_TYPE } from '../../domain/crm/crm.ts';
 import type { CrmSyncInput } from '../../domain/crm/sync-contract.ts';
+import { DEFAULT_CRM_RUNS_PER_ACCOUNT } from '../../domain/crm/run-cap.ts';
 import { RESEARCH_PRIORITY_KEY } from '../../domain/research/fanout.ts';
 import { accountFairness, type FairnessWeights } from '../../domain/research/fairness.ts';
 import type { PlanName } from '../../domain/billing/plans.ts';
@@ -27,13 +28,18 @@ export interface Crm {
   tokens: CrmTokens;
   budgets: PortalBudgets;
   syncDeps: CrmSyncDeps;
+  /** CRM runs of one account running at once (CRM_RUNS_PER_ACCOUNT; services/crm/run-turns.ts). */
+  runsPerAccount: number;
   /** Brings these products' Schedules in line with the database (logged, never thrown: the next reconcile retries). */
   reconcile(productIds: number[]): Promise<void>;
   /** Pauses every integration of the account with a reason, Schedules included. */
   pauseAccount(accountId: number, reason: string): Promise<void>;
   /** Account deletion (services/accounts/deletion.ts `pauseCrm`): token revoked at HubSpot, everything paused. */
   onAccountDeleted(accountId: number): Promise<void>;
-  /** "Run now": a run started at once, with its own id; the Schedule's overlap rule does not apply, the contact claims do. */
+  /**
+   * "Run now": a run started at once, with its own id; the Schedule's overlap rule does not apply, the contact
+   * claims do, and so does the account's cap on runs at once (it may wait `queued`; services/crm/run-turns.ts).
+   */
   runNow(accountId: number, productId: number): Promise<string>;
 }
 
@@ -41,6 +47,8 @@ export function createCrm(deps: {
   orm: Orm; temporal: Client; env: Env; publicUrl: string; clock: () => Date; researchTaskQueue: string; logger: Logger;
   /** Each plan's fairness weight (config.fairnessWeights); unset: equal. */
   fairnessWeights?: FairnessWeights;
+  /** config.crmRunsPerAccount; unset: the default. */
+  runsPerAccount?: number;
 }): Crm | null {
   const config = loadCrmConfig(deps.env);
   if (!config) return null;
@@ -61,7 +69,7 @@ export function createCrm(deps: {
   const syncDeps: CrmSyncDeps = { em, clock: deps.clock, config, kits, tokens, budgets, publicUrl: deps.publicUrl };
 
   return {
-    config, kits, tokens, budgets, syncDeps, reconcile,
+    config, kits, tokens, budgets, syncDeps, reconcile, runsPerAccount: deps.runsPerAccount ?? DEFAULT_CRM_RUNS_PER_ACCOUNT,
     async pauseAccount(accountId, reason) {
       await pauseAccountIntegrations(em(), accountId, reason, deps.clock());
       await reconcile(await productsOf(accountId));

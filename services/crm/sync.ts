@@ -87,7 +87,10 @@ export function crmClientFor(deps: CrmSyncDeps, accountId: number, portalId: num
 }
 
 /** Records the run (once per run id) and reads what it works with; says why when it cannot run. */
-export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number; runId: string; trigger: 'schedule' | 'manual' }): Promise<CrmRunPlan> {
+export async function startCrmRun(
+  deps: CrmSyncDeps,
+  input: { productId: number; runId: string; trigger: 'schedule' | 'manual'; queueForTurn?: boolean },
+): Promise<CrmRunPlan> {
   const em = deps.em();
   const settings = await getCrmSettings(em, input.productId);
   const [context]: Array<{
@@ -114,7 +117,8 @@ export async function startCrmRun(deps: CrmSyncDeps, input: { productId: number;
   if (context) {
     await em.execute(
       `insert into crm_sync_run (id, product_id, account_id, provider, portal_id, trigger, status, reason, started_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
-      [input.runId, input.productId, context.account_id, provider, portalId, input.trigger, why ? 'not_run' : 'running', why, deps.clock()],
+      // A run that takes its turn first (services/crm/run-turns.ts) is recorded waiting for it.
+      [input.runId, input.productId, context.account_id, provider, portalId, input.trigger, why ? 'not_run' : input.queueForTurn ? 'queued' : 'running', why, deps.clock()],
     );
   }
   const { chatWebhookDisabled: _disabled, ...plain } = settings ?? { chatWebhookDisabled: null };

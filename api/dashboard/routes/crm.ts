@@ -13,6 +13,7 @@ import { connectionRef, consumeOAuthState, createOAuthState, getConnection, save
 import { previewCrmRun } from '../../../services/crm/candidates.ts';
 import { portalProperties } from '../../../services/crm/portal-metadata.ts';
 import { crmScheduleNextRuns } from '../../../services/crm/schedules.ts';
+import { crmRunPlaces, takeCrmRunTurn } from '../../../services/crm/run-turns.ts';
 import { CrmSettingsInvalid, defaultCrmSettings, getCrmSettings, saveCrmSettings, validateCrmSettings } from '../../../services/crm/settings.ts';
 import { crmAdapterOf } from '../../../services/crm/sync.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -171,7 +172,7 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
       settings: withoutAccount(settings),
       chatWebhookDisabled: stored?.chatWebhookDisabled ?? null,
       nextRunAt: isRunning ? (scheduled[0] ?? nextRunAt(settings.cadence, settings.hourUtc, deps.clock())).toISOString() : null,
-      runs: await recentRuns(em, product.id, deps.crm?.kits ?? {}, portal),
+      runs: await recentRuns(em, account.id, product.id, deps.crm?.kits ?? {}, portal),
     };
   });
 
@@ -268,11 +269,39 @@ export function crmRouter(deps: CrmRouteDeps): Router<DashboardState> {
     await requireConnection(em, account.id, 'before running a sync');
     const settings = await getCrmSettings(em, product.id);
     if (!settings?.active) throw new AppError('invalid_request', 'The integration is paused. Turn it on and save before running it.');
+    const runId = await crm.runNow(account.id, product.id);
     ctx.status = 202;
-    ctx.body = { runId: await crm.runNow(account.id, product.id) };
+    ctx.body = { runId, ...(await runStateOf(em, crm, account.id, runId, deps.clock)) };
   });
 
   return router;
+}
+
+/**
+ * What became of a run just started, as soon as its workflow has recorded it
+ * (the CRM worker's first step, well under a second): `running`, or `queued`
+ * with its place among the account's runs waiting their turn
+ * (docs/crm.md#runs-waiting-their-turn). A run recorded `queued` is given
+ * its turn here if it has one (the same claim its workflow makes next), so
+ * the answer is settled, not a moment in its start. `starting` if not
+ * recorded within a few seconds (a CRM worker busy or restarting): the
+ * page's list of runs says which soon after.
+ */
+async function runStateOf(
+  em: EntityManager, crm: Crm, accountId: number, runId: string, clock: () => Date,
+): Promise<{ state: 'starting' | 'running' | 'queued' | 'not_run'; place: number | null }> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const [run]: Array<{ status: string }> = await em.execute('select status from crm_sync_run where id = ?', [runId]);
+    if (run?.status === 'queued') {
+      const turn = await takeCrmRunTurn(em, { runId, accountId, cap: crm.runsPerAccount, now: clock() });
+      return turn.started ? { state: 'running', place: null } : { state: 'queued', place: turn.place };
+    }
+    if (run?.status === 'not_run') return { state: 'not_run', place: null };
+    if (run) return { state: 'running', place: null };
+    if (Date.now() > deadline) return { state: 'starting', place: null };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 function withoutAccount(settings: CrmSettings & { chatWebhookDisabled?: unknown }) {
@@ -281,7 +310,7 @@ function withoutAccount(settings: CrmSettings & { chatWebhookDisabled?: unknown 
 }
 
 /** The product's last runs; a contact's link while its run's portal is still the connected one. */
-async function recentRuns(em: EntityManager, productId: number, kits: CrmProviderKits, connection: CrmConnectionRef | null) {
+async function recentRuns(em: EntityManager, accountId: number, productId: number, kits: CrmProviderKits, connection: CrmConnectionRef | null) {
   const runs: Array<{
     id: string; provider: CrmProvider; portal_id: string | null; trigger: string; status: string; reason: string | null; found: number; skipped: Record<string, number>;
     researched: number; failed: number; credits_used: number; started_at: Date; finished_at: Date | null; waiting_until: Date | null; waiting_reason: string | null;
@@ -293,6 +322,7 @@ async function recentRuns(em: EntityManager, productId: number, kits: CrmProvide
       ? []
       : await em.execute(`select run_id, contact_id, email, name, score, outcome, skip_reason, research_id, error from crm_sync_contact where run_id in (${runs.map(() => '?').join(',')}) order by position`, runs.map((run) => run.id));
   const now = Date.now();
+  const places = runs.some((run) => run.status === 'queued') ? await crmRunPlaces(em, accountId) : new Map<string, number>();
   return runs.map((run) => ({
     id: run.id,
     trigger: run.trigger,
@@ -302,6 +332,8 @@ async function recentRuns(em: EntityManager, productId: number, kits: CrmProvide
     waiting: run.status === 'running' && run.waiting_until && new Date(run.waiting_until).getTime() > now
       ? crmHoldOffText(CRM_PROVIDER_LABELS[run.provider], { reason: run.waiting_reason ?? `${CRM_PROVIDER_LABELS[run.provider]} holds calls off`, until: new Date(run.waiting_until) })
       : null,
+    /** A queued run's place among the account's runs waiting their turn: 1 starts next. */
+    place: places.get(run.id) ?? null,
     counts: { found: run.found, skipped: run.skipped, researched: run.researched, failed: run.failed, creditsUsed: run.credits_used },
     startedAt: new Date(run.started_at).toISOString(),
     finishedAt: run.finished_at ? new Date(run.finished_at).toISOString() : null,

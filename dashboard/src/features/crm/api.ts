@@ -62,10 +62,19 @@ export interface CrmRunContact {
   recordUrl: string | null;
 }
 
+/** Run now's answer: the run, running or waiting its turn behind the account's running runs (`place` 1 starts next). */
+export interface CrmRunStarted {
+  runId: string;
+  state: 'starting' | 'running' | 'queued' | 'not_run';
+  place: number | null;
+}
+
 export interface CrmRun {
   id: string;
   trigger: 'schedule' | 'manual';
-  status: 'running' | 'completed' | 'credits_exhausted' | 'not_run' | 'failed';
+  status: 'queued' | 'running' | 'completed' | 'credits_exhausted' | 'not_run' | 'failed';
+  /** A queued run's place among the account's runs waiting their turn (1 starts next); null otherwise. */
+  place: number | null;
   reason: string | null;
   /** A running run waiting out its CRM's allowance: why, and until when; null otherwise. */
   waiting: string | null;
@@ -132,7 +141,7 @@ export const useCrmProduct = (productId: number, startedRunId: string | null) =>
     queryFn: () => api<CrmProductPage>(`/crm/products/${productId}`),
     refetchInterval: (query) => {
       const runs = query.state.data?.runs ?? [];
-      const isWaiting = runs.some((run) => run.status === 'running') || (startedRunId !== null && !runs.some((run) => run.id === startedRunId && run.finishedAt));
+      const isWaiting = runs.some((run) => run.status === 'running' || run.status === 'queued') || (startedRunId !== null && !runs.some((run) => run.id === startedRunId && run.finishedAt));
       return isWaiting ? 2_000 : false;
     },
   });
@@ -193,7 +202,7 @@ export function useSaveCrmSettings(productId: number) {
 export function useRunNow(productId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api<{ runId: string }>(`/crm/products/${productId}/run`, { body: {} }),
+    mutationFn: () => api<CrmRunStarted>(`/crm/products/${productId}/run`, { body: {} }),
     // The product's runs only: the preview is read again when the run ends (useRefreshPreviewWhenRunsEnd).
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['crm', productId], exact: true }),
   });

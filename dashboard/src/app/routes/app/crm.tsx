@@ -8,7 +8,7 @@ import {
   startConnect, useCrm, useCrmPreview, useSetUpFields, useCrmProduct, useCrmScoreProperties, useDisconnect, useRefreshPreviewWhenRunsEnd, useReloadScoreProperties, useRunNow, useSaveCrmSettings,
   type CrmOverview,
 } from '../../../features/crm/api.ts';
-import { CrmPreviewTable, CrmRuns } from '../../../features/crm/components/crm-runs.tsx';
+import { CrmPreviewTable, CrmRuns, queuedText } from '../../../features/crm/components/crm-runs.tsx';
 import { CrmSettingsForm } from '../../../features/crm/components/crm-settings-form.tsx';
 import { CrmNameContext, useCrmName } from '../../../features/crm/crm-name.ts';
 import { formatDateTime } from '../../../lib/format.ts';
@@ -245,7 +245,13 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
                 Run now
               </Button>
             </Group>
-            {runNow.isSuccess && <FormNotice>The run started. Its results appear under Last runs.</FormNotice>}
+            {runNow.isSuccess && (
+              <FormNotice>
+                {runNow.data.state === 'queued'
+                  ? `The run is queued. ${queuedText(runNow.data.place)} Its results appear under Last runs.`
+                  : 'The run started. Its results appear under Last runs.'}
+              </FormNotice>
+            )}
             <FormError error={runNow.error} />
           </Card>
           <Card withBorder>

@@ -9,12 +9,17 @@ import { contactErrorText } from '../contact-error-text.ts';
 import { useCrmName } from '../crm-name.ts';
 
 const RUN_STATUS: Record<CrmRun['status'], string> = {
+  queued: 'Queued',
   running: 'Running',
   completed: 'Completed',
   credits_exhausted: 'Stopped: out of credits',
   not_run: 'Did not run',
   failed: 'Failed',
 };
+
+/** A run waiting for the account's running CRM run to end (docs/crm.md#runs-waiting-their-turn). */
+export const queuedText = (place: number | null) =>
+  `${place === null || place <= 1 ? 'Next to start' : `Number ${place} in line`}; it starts by itself when your account's running CRM run ends.`;
 
 const OUTCOME: Record<CrmRun['contacts'][number]['outcome'], string> = {
   taken: 'Being researched',
@@ -154,6 +159,7 @@ export function CrmRuns({ runs }: { runs: CrmRun[] }) {
                     {RUN_STATUS[run.status]}
                   </Badge>
                   {run.reason && run.status !== 'completed' ? <Text size="xs">{runReasonText(run.reason, crm)}</Text> : null}
+                  {run.status === 'queued' ? <Text size="xs">{queuedText(run.place)}</Text> : null}
                   {run.waiting ? <Text size="xs">Waiting: {run.waiting}</Text> : null}
                 </Table.Td>
                 <Table.Td>{run.counts.found}</Table.Td>
