@@ -45,6 +45,10 @@ export async function buildImage(options: BuildOptions): Promise<string> {
   // (npm ci reruns only when package.json or the lock file changed); npm's cache mount lives in /var/tmp.
   await run('buildah', [
     'build', '--isolation', 'chroot', '--layers', '--pull=never',
+    // A RUN step gets 1,024 open files by default, which npm ci's parallel reads of its cache
+    // outgrow (EMFILE) with this many packages; nproc is buildah's own default, restated since
+    // --ulimit replaces the list.
+    '--ulimit', 'nproc=32768:32768', '--ulimit', 'nofile=16384:16384',
     ...(existsSync(CA_BUNDLE) ? ['--secret', `id=ca,src=${CA_BUNDLE}`] : []),
     // As build arguments for the Dockerfile's LABEL step, and as labels set on the result too: buildah's
     // layer cache keeps a LABEL step whose build argument changed, so the step alone would keep the last commit.

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/local-services.ts';
 import { ensurePromtool } from '../../scripts/lib/promtool.ts';
-import { CHART, KUBERNETES_VERSIONS, ensureTools, lintChart, ofKind, renderChart, validateManifests, type Manifest, type Tools } from './helm-render.ts';
+import { CHART, KUBERNETES_VERSIONS, TAGGED, ensureTools, lintChart, ofKind, renderChart, validateManifests, type Manifest, type Tools } from './helm-render.ts';
 
 // The alerting rules (docs/operations.md#alerts): one file, checked and
 // unit-tested by Prometheus's own promtool, and shipped by the chart as a
@@ -95,10 +95,10 @@ describe('the rules file', () => {
 });
 
 describe('the chart', () => {
-  const ON = ['--set', 'alerts.enabled=true', '--set', 'alerts.labels.release=prometheus'];
+  const ON = [...TAGGED, '--set', 'alerts.enabled=true', '--set', 'alerts.labels.release=prometheus'];
 
   it('makes no PrometheusRule by default', async () => {
-    expect(ofKind(await renderChart(tools), 'PrometheusRule')).toEqual([]);
+    expect(ofKind(await renderChart(tools, TAGGED), 'PrometheusRule')).toEqual([]);
   });
 
   it('with alerts.enabled, ships the rules file as it is in one PrometheusRule, with the labels asked for', async () => {

@@ -22,7 +22,7 @@ const inFlight = new Map<string, number>();
 const peak = new Map<string, number>();
 const arrivals: Array<{ path: string; id: string; at: number }> = [];
 const dispatchers: WebhookDispatcher[] = [];
-const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+const webhooks = loadWebhookConfig({ ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
 const em = () => stack.orm.em.fork();
 
 beforeAll(async () => {
