@@ -6,7 +6,7 @@ import { FormError, FormNotice } from '../../../components/auth-layout.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import {
   startConnect, useCrm, useCrmPreview, useSetUpFields, useCrmProduct, useCrmScoreProperties, useDisconnect, useRefreshPreviewWhenRunsEnd, useReloadScoreProperties, useRunNow, useSaveCrmSettings,
-  type CrmOverview,
+  type CrmOverview, type CrmRun, type CrmRunStarted,
 } from '../../../features/crm/api.ts';
 import { CrmPreviewTable, CrmRuns, queuedText } from '../../../features/crm/components/crm-runs.tsx';
 import { CrmSettingsForm } from '../../../features/crm/components/crm-settings-form.tsx';
@@ -245,13 +245,7 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
                 Run now
               </Button>
             </Group>
-            {runNow.isSuccess && (
-              <FormNotice>
-                {runNow.data.state === 'queued'
-                  ? `The run is queued. ${queuedText(runNow.data.place)} Its results appear under Last runs.`
-                  : 'The run started. Its results appear under Last runs.'}
-              </FormNotice>
-            )}
+            {runNow.isSuccess && <FormNotice>{runNowText(runNow.data, data.runs)}</FormNotice>}
             <FormError error={runNow.error} />
           </Card>
           <Card withBorder>
@@ -296,6 +290,17 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
       )}
     </QueryState>
   );
+}
+
+/**
+ * Run now's notice, as the run is now: the runs list (polled while a run is queued) says when a queued run
+ * moves up or starts, so the notice never goes on saying it waits once it runs.
+ */
+function runNowText(started: CrmRunStarted, runs: CrmRun[]): string {
+  const listed = runs.find((run) => run.id === started.runId);
+  const isQueued = listed ? listed.status === 'queued' : started.state === 'queued';
+  if (!isQueued) return 'The run started. Its results appear under Last runs.';
+  return `The run is queued. ${queuedText(listed ? listed.place : started.place)} Its results appear under Last runs.`;
 }
 
 /** Our fields in the CRM, made before the first run; where the CRM needs an admin to make them (Salesforce), the steps. */
