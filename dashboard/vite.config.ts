@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
-import { CSP_NONCE_PLACEHOLDER } from './csp-nonce.ts';
+import { CSP_NONCE_PLACEHOLDER } from '../domain/dashboard/csp-nonce.ts';
 import { precompress } from './precompress.ts';
 
 // The dashboard is served by the API at /app (api/dashboard/static.ts): Vite's

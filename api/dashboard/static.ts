@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Middleware } from 'koa';
 import send from 'koa-send';
-import { CSP_NONCE_PLACEHOLDER } from '../../dashboard/csp-nonce.ts';
+import { CSP_NONCE_PLACEHOLDER } from '../../domain/dashboard/csp-nonce.ts';
 import { dashboardCsp, DEV_DASHBOARD_CSP, newCspNonce } from '../security-headers.ts';
 import { DASHBOARD_DIST, DASHBOARD_ROOT, type DashboardConfig } from './config.ts';
 

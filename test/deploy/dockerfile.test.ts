@@ -83,4 +83,15 @@ describe('the production dependencies', () => {
     // No test helper is reached from production code.
     expect([...seen].map((file) => relative(ROOT, file)).filter((file) => file.startsWith('test/'))).toEqual([]);
   });
+
+  it('come with every file of ours they load: each lies under a path the final stage copies from the build', () => {
+    // `COPY --from=build /app/<path>… <dest>`: every source but the last word.
+    const copied = finalStage
+      .filter((line) => /^COPY\s+--from=build\s/i.test(line))
+      .flatMap((line) => line.split(/\s+/).slice(2, -1))
+      .map((source) => source.replace(/^\/app\//, ''));
+    expect(copied).toContain('api');
+    const isCopied = (file: string) => copied.some((source) => file === source || file.startsWith(`${source}/`));
+    expect([...seen].map((file) => relative(ROOT, file)).filter((file) => !isCopied(file))).toEqual([]);
+  });
 });
