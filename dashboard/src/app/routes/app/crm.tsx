@@ -298,6 +298,7 @@ function ProductSection({ productId, isConnected }: { productId: number; isConne
  */
 function runNowText(started: CrmRunStarted, runs: CrmRun[]): string {
   const listed = runs.find((run) => run.id === started.runId);
+  if ((listed ? listed.status : started.state) === 'not_run') return 'The run did not start; Last runs says why.';
   const isQueued = listed ? listed.status === 'queued' : started.state === 'queued';
   if (!isQueued) return 'The run started. Its results appear under Last runs.';
   return `The run is queued. ${queuedText(listed ? listed.place : started.place)} Its results appear under Last runs.`;
