@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
 import { crmTestSettings } from '../helpers/crm-fixture.ts';
 import { startCrmPortals, type TestPortal, type TestPortals } from '../helpers/crm-portals.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
@@ -60,14 +60,8 @@ async function ownerOnCrmPage(portal: TestPortal, settings: Partial<CrmSettingsI
   await portal.connect(em(), accountId);
   await saveCrmSettings(em(), accountId, productId, crmTestSettings({ scoreProperty: portal.scoreField, ...settings }), new Date());
 
-  const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
+  const { context, page } = await signInThroughPage(browser, stack.apiUrl, { email, password: PASSWORD });
   contexts.push(context);
-  const page = await context.newPage();
-  await page.goto('/app/sign-in');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
   await page.goto(`/app/crm/${productId}`);
   await page.getByRole('heading', { name: `${portal.label} connection` }).waitFor();
   return { page, accountId, productId };

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { saveCrmSettings } from '../../services/crm/settings.ts';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
 import { crmTestSettings } from '../helpers/crm-fixture.ts';
 import { startCrmPortals, type TestPortals } from '../helpers/crm-portals.ts';
 import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
@@ -89,14 +89,8 @@ describe('A CRM run waiting its turn, on the CRM page', () => {
     await pipedrive.connect(em(), accountId);
     for (const productId of [first, second]) await saveCrmSettings(em(), accountId, productId, crmTestSettings({ scoreProperty: pipedrive.scoreField, researchLimit: 1 }), new Date());
 
-    const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
+    const { context, page } = await signInThroughPage(browser, stack.apiUrl, { email, password: PASSWORD });
     contexts.push(context);
-    const page = await context.newPage();
-    await page.goto('/app/sign-in');
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     await page.goto(`/app/crm/${first}`);
     await page.getByRole('heading', { name: 'PipelineIQ: schedule' }).waitFor();
 

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAccessibilityFindings, ensureDashboardBuilt, launchChromium } from '../helpers/browser.ts';
+import { seriousAccessibilityFindings, ensureDashboardBuilt, launchChromium, signInThroughPage } from '../helpers/browser.ts';
 import { listCustomer, type ListCustomer } from '../helpers/lists.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -41,15 +41,8 @@ afterAll(async () => {
   await mail?.close();
 });
 
-async function signedIn(viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: stack.apiUrl, viewport, reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  await page.goto('/app/sign-in');
-  await page.getByLabel('E-mail').fill(owner.email);
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
-  return { context, page };
+function signedIn(viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
+  return signInThroughPage(browser, stack.apiUrl, owner, viewport);
 }
 
 describe('the job page', () => {

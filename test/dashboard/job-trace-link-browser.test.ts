@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
 import { listCustomer, type ListCustomer } from '../helpers/lists.ts';
 import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -27,14 +27,7 @@ afterAll(async () => {
 });
 
 async function signIn(owner: ListCustomer): Promise<Page> {
-  const context = await browser.newContext({ baseURL: stack.apiUrl, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  await page.goto('/app/sign-in');
-  await page.getByLabel('E-mail').fill(owner.email);
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
-  return page;
+  return (await signInThroughPage(browser, stack.apiUrl, owner)).page;
 }
 
 it("links a traced job's page to its trace, and an untraced job's page to none", async () => {

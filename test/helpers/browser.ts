@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { AxeResults } from 'axe-core';
-import type { Locator, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { DASHBOARD_ROOT } from '../../api/dashboard/config.ts';
 
 // Debian's Chromium (which `npm test` installs when missing) and a current dashboard build.
@@ -97,4 +97,24 @@ export function accessibleDescription(field: Locator): Promise<string> {
       .join(' ')
       .trim(),
   );
+}
+
+/**
+ * A new browser context signed in as a person does it, through the sign-in page, ending on the
+ * page it lands on (API keys).
+ */
+export async function signInThroughPage(
+  browser: Browser,
+  baseURL: string,
+  owner: { email: string; password: string },
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL, viewport, reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  await page.goto('/app/sign-in');
+  await page.getByLabel('E-mail').fill(owner.email);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+  return { context, page };
 }
