@@ -3,12 +3,14 @@ import type { EnrichmentSources } from '../integrations/providers/enrichment-sou
 import { enrichParts, type EnrichedParts, type EnrichmentLookups, type EnrichmentPart, type EnrichmentRunner } from '../domain/enrichment/chains.ts';
 import { FAILURE_TYPES } from '../domain/research/contract.ts';
 import type { ResearchPlan } from '../domain/research/pipeline.ts';
+import { inAccountTurn, type CallTurns } from './call-turns.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { planCompanyOfJob, type ResearchJobDeps } from './research-jobs.ts';
 
 export interface EnrichmentDeps extends ResearchJobDeps {
   sources: EnrichmentSources;
   clock: () => Date;
+  callTurns: CallTurns;
 }
 
 /**
@@ -32,7 +34,7 @@ interface LookupProgress {
 }
 
 export function createEnrichmentActivities(deps: EnrichmentDeps) {
-  const { sources, clock } = deps;
+  const { sources, clock, callTurns } = deps;
   const lookups: EnrichmentLookups = {
     fetchPerson: (query) => sources.findPerson(query),
     fetchPersonPosts: (person) => sources.findPersonPosts(person),
@@ -75,7 +77,7 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
         async optional<T>(part: EnrichmentPart, run: () => Promise<T>): Promise<T | null> {
           try {
             if (part in previous) return previous[part] as T;
-            const value = await withPartPolicy(context, run);
+            const value = await withPartPolicy(context, (call) => inAccountTurn(callTurns.provider, plan.account, context, call), run);
             progress.found[part] = value;
             heartbeat();
             return value;
@@ -99,12 +101,17 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
   };
 }
 
-/** One part's attempts: each bounded by its own timeout, retried once after a pause; a cancelled job starts none. */
-async function withPartPolicy<T>(context: Context, run: () => Promise<T>): Promise<T> {
+/**
+ * One part's attempts: each in its account's turn (activities/call-turns.ts),
+ * then bounded by its own timeout, retried once after a pause; a cancelled
+ * job starts none. The wait for the turn is not part of the attempt's time:
+ * an account over its cap gets slower jobs, not missing parts.
+ */
+async function withPartPolicy<T>(context: Context, inTurn: <R>(call: () => Promise<R>) => Promise<R>, run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     if (context.cancellationSignal.aborted) throw new CancelledFailure('lookupParts cancelled');
     try {
-      return await withTimeout(run(), PART_POLICY.attemptTimeoutMs);
+      return await inTurn(() => withTimeout(run(), PART_POLICY.attemptTimeoutMs));
     } catch (error) {
       if (attempt >= PART_POLICY.attempts) throw error;
       await context.sleep(PART_POLICY.retryDelayMs);

@@ -1,13 +1,15 @@
-import { log } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { InsightsGenerator, InsightsInput, InsightsResult } from '../domain/research/insights.ts';
 import { FAILURE_TYPES } from '../domain/research/contract.ts';
+import { inAccountTurn, type CallTurns } from './call-turns.ts';
 import { withHeartbeat } from './heartbeat.ts';
 
 export interface InsightsDeps {
   generator: InsightsGenerator;
+  callTurns: CallTurns;
 }
 
-export function createInsightsActivities({ generator }: InsightsDeps) {
+export function createInsightsActivities({ generator, callTurns }: InsightsDeps) {
   return {
     /**
      * docs/api.md#refunds, docs/api.md#freshness: when the model stays unusable the job still completes with
@@ -15,7 +17,9 @@ export function createInsightsActivities({ generator }: InsightsDeps) {
      */
     async generateInsights(input: InsightsInput): Promise<InsightsResult | null> {
       try {
-        return await withHeartbeat(() => generator.generate(input));
+        const context = Context.current();
+        // Each model call in its account's turn; the step heartbeats while its calls wait.
+        return await withHeartbeat(() => generator.generate(input, (call) => inAccountTurn(callTurns.model, input.account, context, call)));
       } catch (error) {
         if (error instanceof Error && error.name === FAILURE_TYPES.aiUnavailable) {
           log.warn('AI step unavailable; completing without insights', { error });

@@ -8,6 +8,7 @@ import type { CompanyQuery } from '../domain/enrichment/enrichment.ts';
 import { PLANS, type PlanName } from '../domain/billing/plans.ts';
 import { FAILURE_TYPES, type ResearchFailure } from '../domain/research/contract.ts';
 import type { CompanyPlan, ResearchOutcome, ResearchPlan } from '../domain/research/pipeline.ts';
+import { fairnessKeyOf } from '../domain/research/fairness.ts';
 import { completeJob, failJob } from '../services/research/jobs.ts';
 import { cachedCompanyOf, storeOutcome } from '../services/research/enrichment-cache.ts';
 import { readCompanyRows, readFinishingJob, readJobCompanyRows, startJobAndReadProspect } from '../services/research/job-reads.ts';
@@ -60,13 +61,16 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       const companyRows = companyKey && product ? await readCompanyRows(em, job.account.id, product.id, companyKey) : null;
       const { language } = job.account;
       const company = companyKey && product ? planCompany(companyKey, cachedCompanyOf(companyRows), entitlements, now, language) : null;
+      const account = fairnessKeyOf(job.account.id);
       const plan: ResearchPlan = {
         researchId,
         hasEnded: jobHasEnded,
+        account,
         personQuery: { email: request.email, prospectName: request.prospectName, companyName: request.companyName, socialUrl: request.socialUrl },
         companyQuery,
         entitlements,
         insightsContext: {
+          account,
           language,
           productContext: {
             name: product?.name ?? '',

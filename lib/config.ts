@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RESEARCH_DEADLINE_MS, RESEARCH_TASK_QUEUE, SWEEP_INTERVAL_MS } from '../domain/research/contract.ts';
 import { DEFAULT_ATTEMPTS_PER_ENDPOINT } from '../domain/webhooks/limits.ts';
 import { DEFAULT_CRM_RUNS_PER_ACCOUNT } from '../domain/crm/run-cap.ts';
+import { DEFAULT_MODEL_CALLS_PER_ACCOUNT, DEFAULT_PROVIDER_CALLS_PER_ACCOUNT, type CallCaps } from '../domain/research/call-caps.ts';
 import { DEFAULT_FAIRNESS_WEIGHTS, parseFairnessWeights, type FairnessWeights } from '../domain/research/fairness.ts';
 import { ConfigError, envVar, parseEnv, type Env } from './env.ts';
 import { loadTemporalConnection, type TemporalConnectionSettings } from './temporal-connection.ts';
@@ -81,6 +82,13 @@ const ZEnv = z.object({
    * every CRM worker; further runs wait `queued` and start by themselves.
    */
   CRM_RUNS_PER_ACCOUNT: envVar.int({ min: 1 }).default(DEFAULT_CRM_RUNS_PER_ACCOUNT),
+  /**
+   * Provider and model calls of one account in flight at once, per research
+   * worker process (domain/research/call-caps.ts); further calls wait for the
+   * account's own to end.
+   */
+  PROVIDER_CALLS_PER_ACCOUNT: envVar.int({ min: 1 }).default(DEFAULT_PROVIDER_CALLS_PER_ACCOUNT),
+  MODEL_CALLS_PER_ACCOUNT: envVar.int({ min: 1 }).default(DEFAULT_MODEL_CALLS_PER_ACCOUNT),
 });
 
 export interface Config {
@@ -109,6 +117,8 @@ export interface Config {
   webhookAttemptsPerEndpoint: number;
   /** CRM runs of one account running at once. */
   crmRunsPerAccount: number;
+  /** Provider and model calls of one account in flight at once, per research worker process. */
+  callCaps: CallCaps;
 }
 
 export interface WorkerSlots {
@@ -145,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     fairnessWeights: e.FAIRNESS_PLAN_WEIGHTS ?? DEFAULT_FAIRNESS_WEIGHTS,
     webhookAttemptsPerEndpoint: e.WEBHOOK_ATTEMPTS_PER_ENDPOINT,
     crmRunsPerAccount: e.CRM_RUNS_PER_ACCOUNT,
+    callCaps: { providerCallsPerAccount: e.PROVIDER_CALLS_PER_ACCOUNT, modelCallsPerAccount: e.MODEL_CALLS_PER_ACCOUNT },
   };
 }
 

@@ -109,6 +109,41 @@ export const outsideCallMetrics = {
   }),
 };
 
+type CallKind = 'provider' | 'model';
+export type CallCounts = Record<CallKind, { inFlight: number; waiting: number }>;
+const callCountReaders: Array<() => CallCounts> = [];
+
+function callGauge(name: string, help: string, pick: (counts: CallCounts[CallKind]) => number) {
+  return { name, gauge: new Gauge({
+    name,
+    help,
+    labelNames: ['kind'] as const,
+    registers: [],
+    collect() {
+      for (const kind of ['provider', 'model'] as const) {
+        this.set({ kind }, callCountReaders.reduce((total, read) => total + pick(read()[kind]), 0));
+      }
+    },
+  }) };
+}
+
+/**
+ * Provider and model calls of this research worker in flight, and waiting for
+ * their account's turn (activities/call-turns.ts), summed over accounts (an
+ * account label would grow with every customer). A waiting count that stays
+ * up means accounts keep bursting past their cap.
+ */
+const callGauges = [
+  callGauge('research_calls_in_flight', 'Provider and model calls in flight in this research worker, by kind (provider, model)', (counts) => counts.inFlight),
+  callGauge('research_calls_waiting', "Provider and model calls waiting for their account's turn (its cap per process), by kind (provider, model)", (counts) => counts.waiting),
+];
+
+/** Adds a research worker's call counts to the gauges above, served from then on (a process without one has none). */
+export function observeCallCounts(read: () => CallCounts): void {
+  callCountReaders.push(read);
+  for (const { name, gauge } of callGauges) if (!metricsRegistry.getSingleMetric(name)) metricsRegistry.registerMetric(gauge);
+}
+
 /** CRM sync runs as they end (services/crm/sync.ts), counted by the crm worker. */
 export const crmMetrics = {
   runsFinished: new Counter({

@@ -5,6 +5,7 @@ import { initOrm, type Orm } from '../db/orm.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ActivityDeps } from '../activities/index.ts';
+import { createCallTurns } from '../activities/call-turns.ts';
 import { connectTemporalClient } from '../lib/temporal-client.ts';
 import { meterModelFetch, meterProviderFetch } from './metered-fetch.ts';
 
@@ -25,5 +26,6 @@ export async function buildActivityDeps(
     generator: createInsightsGenerator(outside.ai, logger.child({ component: 'ai' }), { fetch: meterModelFetch() }),
     temporal: await connectTemporalClient(config),
     staleAfterMs: config.researchOverdueAfterMs,
+    callTurns: createCallTurns(config.callCaps),
   };
 }

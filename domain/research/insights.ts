@@ -18,6 +18,8 @@ export interface InsightsInput {
   technologies: string[];
   /** Which halves to (re)generate; the other half is left null (cache flag `needsAI`). */
   needs: { prospect: boolean; company: boolean };
+  /** Whose job this is, for the account's cap on model calls in flight; never part of a prompt. */
+  account?: string;
 }
 
 export interface ProspectInsights {
@@ -60,6 +62,9 @@ export interface InsightsResult {
 }
 
 /** The AI port of the research pipeline. Rejects when the model stays unusable after retries. */
+/** Runs one model call when its turn comes (the account's cap on calls in flight); the default runs it at once. */
+export type ModelCallTurn = <T>(call: () => Promise<T>) => Promise<T>;
+
 export interface InsightsGenerator {
-  generate(input: InsightsInput): Promise<InsightsResult>;
+  generate(input: InsightsInput, turn?: ModelCallTurn): Promise<InsightsResult>;
 }

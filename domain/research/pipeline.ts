@@ -51,7 +51,12 @@ export interface ResearchPlan {
   /** Known before the person is found: from the e-mail domain or the hints. */
   companyQuery: CompanyQuery | null;
   entitlements: { decisionMakers: boolean; companyNews: boolean };
-  insightsContext: Pick<InsightsInput, 'language' | 'productContext'>;
+  insightsContext: Pick<InsightsInput, 'language' | 'productContext' | 'account'>;
+  /**
+   * The account's key for its cap on calls in flight (activities/call-turns.ts); absent from
+   * plans made before there was one, whose runs replay uncapped.
+   */
+  account?: string;
   prospect: ProspectPlan;
   /** Null when the company key is unknown until the person is found. */
   company: CompanyPlan | null;

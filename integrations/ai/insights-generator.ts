@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CompanyInsights, InsightsGenerator, InsightsInput, InsightsResult, ModelUsage, ProspectInsights } from '../../domain/research/insights.ts';
+import type { CompanyInsights, InsightsGenerator, InsightsInput, InsightsResult, ModelCallTurn, ModelUsage, ProspectInsights } from '../../domain/research/insights.ts';
 import type { AiConfig } from './ai-config.ts';
 import type { AiClient, AiClientOptions, StructuredAnswer } from './ai-client.ts';
 import { createAiClient } from './ai-client.ts';
@@ -18,13 +18,13 @@ export function createInsightsGenerator(config: AiConfig, logger: Logger, option
 
 export function createInsightsGeneratorFromClient(client: AiClient): InsightsGenerator {
   return {
-    async generate(input: InsightsInput): Promise<InsightsResult> {
+    async generate(input: InsightsInput, turn: ModelCallTurn = (call) => call()): Promise<InsightsResult> {
       const person = input.needs.prospect ? input.person : null;
       const company = input.needs.company ? input.company : null;
       // Both halves start before either is awaited; if one fails the step fails as a whole (docs/api.md#refunds).
       const [prospectAnswer, companyAnswer] = await Promise.all([
-        person ? client.complete(prospectRequest(input, person)) : null,
-        company ? client.complete(companyRequest(input, company)) : null,
+        person ? turn(() => client.complete(prospectRequest(input, person))) : null,
+        company ? turn(() => client.complete(companyRequest(input, company))) : null,
       ]);
       const answers: StructuredAnswer<unknown>[] = [prospectAnswer, companyAnswer].filter((answer) => answer !== null);
       return {

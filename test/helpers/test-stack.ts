@@ -20,6 +20,8 @@ import { startProviderWorld, type ProviderWorldHandle } from '../../sandbox/prov
 import { createAccount } from '../../services/accounts/accounts.ts';
 import { createApiKey } from '../../services/accounts/api-keys.ts';
 import { createResearchWorker } from '../../worker/create-worker.ts';
+import { createCallTurns } from '../../activities/call-turns.ts';
+import type { CallCaps } from '../../domain/research/call-caps.ts';
 import { installTemporalLogging } from '../../worker/telemetry.ts';
 import { createTestClock, type TestClock } from './test-clock.ts';
 import { createApiCaller, type ApiCaller } from './api-caller.ts';
@@ -32,6 +34,8 @@ export interface TestStackOptions {
   /** Replace the real provider clients (e.g. to make a part throw). */
   sources?: (real: EnrichmentSources) => EnrichmentSources;
   generator?: (real: InsightsGenerator) => InsightsGenerator;
+  /** The worker's caps on each account's provider and model calls in flight; default: the configured ones. */
+  callCaps?: CallCaps;
   /** More environment for the API (the dashboard's and the mailer's settings, e.g. the test mail sandbox). */
   apiEnv?: Record<string, string>;
   /** The API's test-only MCP registrations (the conformance suite's fixtures); production never has them. */
@@ -112,6 +116,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       generator,
       temporal,
       staleAfterMs: config.researchOverdueAfterMs,
+      callTurns: createCallTurns(options.callCaps ?? config.callCaps),
       workflowBundle: { codePath: requiredEnv('TEST_WORKFLOW_BUNDLE') },
     });
     running = { worker, connection, done: worker.run() };

@@ -165,6 +165,13 @@ describe('/metrics after a job', () => {
     // What the alerts read (docs/operations.md#alerts): pollers per task queue, labelled with the worker's role; CRM runs by status.
     expect(workerText).toMatch(/^temporal_num_pollers\{(?=.*role="[a-z+]+")(?=.*task_queue="[^"]+")(?=.*poller_type="(workflow_task|activity_task)").*\} \d+$/m);
     expect(workerText).toMatch(/^crm_runs_finished_total\{(?=.*status="failed")(?=.*role="[a-z+]+").*\} 0$/m);
+    // The caps on each account's calls in flight: nothing left in flight or waiting once the job ended; the API has none.
+    for (const kind of ['provider', 'model']) {
+      expect(workerText).toMatch(new RegExp(`^research_calls_waiting\\{(?=.*kind="${kind}").*\\} 0$`, 'm'));
+      expect(sample(workerText, 'research_calls_in_flight', { kind })).toBe(0);
+      expect(sample(workerText, 'research_calls_waiting', { kind })).toBe(0);
+    }
+    expect(api).not.toMatch(/^research_calls_/m);
   });
 
 });

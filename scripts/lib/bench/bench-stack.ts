@@ -21,6 +21,8 @@ export interface BenchStack {
   /** The research worker's and the API's (the memory readings); every role's process in `workerPids`. */
   pids: { worker: number; api: number };
   workerPids: Record<string, number>;
+  /** The research worker's /metrics (its calls in flight and waiting, read by the fairness part). */
+  researchMetricsUrl: string;
   /** Inspector ports of the research worker and the API (see collect-garbage.ts). */
   inspectorPorts: { worker: number; api: number };
   temporalSqlitePragmas: string[];
@@ -72,6 +74,7 @@ export async function startBenchStack(options: {
     const appEnv: NodeJS.ProcessEnv = { ...env, ...services.env, PORT: String(apiPort), LOG_LEVEL: 'warn' };
     // The inspector (idle unless the memory part asks for a garbage collection) on ports of our choosing.
     const inspectorPorts = { worker: await freePort(), api: await freePort() };
+    const researchMetricsPort = await freePort();
     const node = (entry: string, inspectorPort: number) => [
       '--disable-warning=ExperimentalWarning',
       `--inspect=127.0.0.1:${inspectorPort}`,
@@ -86,7 +89,8 @@ export async function startBenchStack(options: {
       const workers = Object.fromEntries(
         workerRoles.map((role) => {
           const args = role === 'research' ? node('worker/main.ts', inspectorPorts.worker) : ['--disable-warning=ExperimentalWarning', join(ROOT, 'worker/main.ts')];
-          return [role, startProcess(`${role}-worker`, process.execPath, [...args, role], { env, logFile: logFile(`${role}-worker`) })];
+          const roleEnv = role === 'research' ? { ...env, WORKER_METRICS_PORT: String(researchMetricsPort) } : env;
+          return [role, startProcess(`${role}-worker`, process.execPath, [...args, role], { env: roleEnv, logFile: logFile(`${role}-worker`) })];
         }),
       );
       apps.push(...Object.values(workers));
@@ -112,6 +116,7 @@ export async function startBenchStack(options: {
       providerUrl,
       modelOrigin,
       databaseUrl: services.env.DATABASE_URL,
+      researchMetricsUrl: `http://127.0.0.1:${researchMetricsPort}/metrics`,
       temporalAddress: services.env.TEMPORAL_ADDRESS,
       orm: ormHandle,
       pids: { worker: started.workers.research!.child.pid!, api: started.api.child.pid! },

@@ -32,8 +32,18 @@ export interface FairnessRun {
   failedJobs: number;
 }
 
+/** The most provider and model calls the research worker had in flight, and waiting for their account's turn, during a run. */
+export interface CallsAtMost {
+  providerInFlight: number;
+  modelInFlight: number;
+  providerWaiting: number;
+  modelWaiting: number;
+}
+
 export interface FairnessModeResult {
   isFairnessOn: boolean;
+  /** While the large account ran alone: how close one account at full speed comes to the caps. */
+  bigAloneCalls: CallsAtMost;
   alone: { small: FairnessRun; big: FairnessRun };
   together: FairnessRun;
   /** Together over alone: ≤ 1.5 is the target for the two small ones, ≥ 0.9 for the big one. */
@@ -100,11 +110,31 @@ async function runSmall(stack: BenchStack, temporal: Client, groups: Group[]): P
   };
 }
 
-async function runBig(stack: BenchStack, temporal: Client, group: Group): Promise<{ jobsPerSecond: number; failed: number }> {
+async function runBig(stack: BenchStack, temporal: Client, group: Group): Promise<{ jobsPerSecond: number; failed: number; calls: CallsAtMost }> {
   const started = performance.now();
-  const run = await runGroup(stack, temporal, group);
+  const sampler = sampleCalls(stack.researchMetricsUrl);
+  const run = await runGroup(stack, temporal, group).finally(() => sampler.stop());
   const seconds = (performance.now() - started) / 1000;
-  return { jobsPerSecond: Math.round(((group.apiEmails.length + group.listEmails.length) / seconds) * 100) / 100, failed: run.failed };
+  return { jobsPerSecond: Math.round(((group.apiEmails.length + group.listEmails.length) / seconds) * 100) / 100, failed: run.failed, calls: await sampler.most };
+}
+
+/** Reads the worker's call gauges every 250 ms until stopped; the most of each. */
+function sampleCalls(metricsUrl: string): { stop(): void; most: Promise<CallsAtMost> } {
+  let isStopped = false;
+  const most: CallsAtMost = { providerInFlight: 0, modelInFlight: 0, providerWaiting: 0, modelWaiting: 0 };
+  const gauge = (text: string, name: string, kind: string) => Number(new RegExp(`^${name}\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const loop = (async () => {
+    while (!isStopped) {
+      const text = await fetch(metricsUrl).then((reply) => reply.text(), () => '');
+      most.providerInFlight = Math.max(most.providerInFlight, gauge(text, 'research_calls_in_flight', 'provider'));
+      most.modelInFlight = Math.max(most.modelInFlight, gauge(text, 'research_calls_in_flight', 'model'));
+      most.providerWaiting = Math.max(most.providerWaiting, gauge(text, 'research_calls_waiting', 'provider'));
+      most.modelWaiting = Math.max(most.modelWaiting, gauge(text, 'research_calls_waiting', 'model'));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return most;
+  })();
+  return { stop: () => void (isStopped = true), most: loop };
 }
 
 export async function measureFairness(
@@ -140,6 +170,7 @@ export async function measureFairness(
     const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
     return {
       isFairnessOn: options.isFairnessOn,
+      bigAloneCalls: bigAlone.calls,
       alone: { small: { ...smallAlone, bigJobsPerSecond: NaN }, big: { smallApiP95Ms: NaN, smallListMs: NaN, bigJobsPerSecond: bigAlone.jobsPerSecond, failedJobs: bigAlone.failed } },
       together,
       smallApiP95Ratio: ratio(together.smallApiP95Ms, smallAlone.smallApiP95Ms),
@@ -158,6 +189,10 @@ export function fairnessFigures(result: FairnessBenchResult): Record<string, num
     figures[`fairness.small_api_p95_ratio${suffix}`] = mode.smallApiP95Ratio;
     figures[`fairness.small_list_ratio${suffix}`] = mode.smallListRatio;
     figures[`fairness.big_throughput_ratio${suffix}`] = mode.bigThroughputRatio;
+    figures[`fairness.big_alone_calls_in_flight_max.provider${suffix}`] = mode.bigAloneCalls.providerInFlight;
+    figures[`fairness.big_alone_calls_in_flight_max.model${suffix}`] = mode.bigAloneCalls.modelInFlight;
+    figures[`fairness.big_alone_calls_waiting_max.provider${suffix}`] = mode.bigAloneCalls.providerWaiting;
+    figures[`fairness.big_alone_calls_waiting_max.model${suffix}`] = mode.bigAloneCalls.modelWaiting;
   }
   return figures;
 }
@@ -167,7 +202,7 @@ export function formatFairnessResults(result: FairnessBenchResult): string {
   const lines = [`fairness: one account ${size.bigApiJobs} API jobs at once + a ${size.bigListRows}-row list; ${size.smallAccounts} others each ${size.smallApiJobs} API jobs + a ${size.smallListRows}-row list (uncached)`];
   for (const mode of [result.on, result.off]) {
     if (!mode) continue;
-    lines.push(`  ${mode.isFairnessOn ? 'fairness on ' : 'fairness off'}: small API p95 ${mode.together.smallApiP95Ms} ms vs ${mode.alone.small.smallApiP95Ms} alone = ${mode.smallApiP95Ratio}× (target ≤ 1.5); small lists ${(mode.together.smallListMs / 1000).toFixed(1)} s vs ${(mode.alone.small.smallListMs / 1000).toFixed(1)} s = ${mode.smallListRatio}× (≤ 1.5); large account ${mode.together.bigJobsPerSecond} vs ${mode.alone.big.bigJobsPerSecond} jobs/s = ${mode.bigThroughputRatio}× (≥ 0.9); ${mode.together.failedJobs} API jobs failed`);
+    lines.push(`  ${mode.isFairnessOn ? 'fairness on ' : 'fairness off'}: small API p95 ${mode.together.smallApiP95Ms} ms vs ${mode.alone.small.smallApiP95Ms} alone = ${mode.smallApiP95Ratio}× (target ≤ 1.5); small lists ${(mode.together.smallListMs / 1000).toFixed(1)} s vs ${(mode.alone.small.smallListMs / 1000).toFixed(1)} s = ${mode.smallListRatio}× (≤ 1.5); large account ${mode.together.bigJobsPerSecond} vs ${mode.alone.big.bigJobsPerSecond} jobs/s = ${mode.bigThroughputRatio}× (≥ 0.9); ${mode.together.failedJobs} API jobs failed; the large account alone had at most ${mode.bigAloneCalls.providerInFlight} provider and ${mode.bigAloneCalls.modelInFlight} model calls in flight (${mode.bigAloneCalls.providerWaiting} and ${mode.bigAloneCalls.modelWaiting} waiting for its turn)`);
   }
   return lines.join('\n');
 }
