@@ -151,13 +151,23 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
     await em.execute('update webhook_delivery set workflow_started_at = now() where id = ?', [row.id]);
   }
 
+  /**
+   * With first attempts sent here, the batch below only takes over claims
+   * that expired (a minute old): the interval's passes look for them, and a
+   * pass woken by a new delivery or an ended attempt goes straight to its
+   * claim, a transaction sooner.
+   */
+  let isSweepDue = true;
+
   async function pass(): Promise<number> {
     let total = 0;
     try {
       if (options.firstAttempts) {
         total += await sendFirstAttempts(options.firstAttempts);
       }
-      for (;;) {
+      const isBatchDue = !options.firstAttempts || isSweepDue;
+      isSweepDue = false;
+      while (isBatchDue) {
         const count = await dispatchBatch();
         total += count;
         if (count < BATCH_SIZE) break;
@@ -196,7 +206,10 @@ export async function startWebhookDispatcher(options: WebhookDispatcherOptions):
   } catch (error) {
     logger.warn({ err: error }, 'the webhook dispatcher cannot listen; it keeps its interval');
   }
-  const timer = setInterval(() => void runOnce(), options.intervalMs ?? 2_000);
+  const timer = setInterval(() => {
+    isSweepDue = true;
+    void runOnce();
+  }, options.intervalMs ?? 2_000);
   void runOnce();
 
   return {
