@@ -6,15 +6,17 @@
  * calls pass. The wait counts against the job's deadline, never against a
  * part's attempt timeout.
  *
- * The defaults are about three times what one account keeps in flight when it
- * alone drives a 2-core worker at full speed (about 3.5 jobs a second: some 20
- * provider calls of 0.3 to 0.8 s and 10 model calls of 1.5 s), so an account
- * working alone is not slowed on such a worker, while on a large one (400
- * activity slots, room for well over a thousand calls) one account's burst
- * holds at most these many of the providers' and the model's connections.
+ * The defaults sit above what one account keeps in flight when it alone
+ * drives a 2-core worker at full speed (200 uncached jobs in flight: up to
+ * about 370 provider and 210 model calls, docs/benchmarks.md), so they never
+ * slow an account working alone there: a cap that did would only slow it,
+ * with no one to gain (measured: at 64 and 32, 200 jobs in flight
+ * took twice as long, and a third more CPU per job). On a larger worker (400 activity slots: room for some 1,600
+ * provider and 800 model calls) they keep one account's burst from holding
+ * all of the providers' and the model's connections.
  */
-export const DEFAULT_PROVIDER_CALLS_PER_ACCOUNT = 64;
-export const DEFAULT_MODEL_CALLS_PER_ACCOUNT = 32;
+export const DEFAULT_PROVIDER_CALLS_PER_ACCOUNT = 512;
+export const DEFAULT_MODEL_CALLS_PER_ACCOUNT = 256;
 
 export interface CallCaps {
   /** Enrichment parts asking their providers at once (a part asks one provider at a time), or fetching a website. */
