@@ -22,6 +22,7 @@
 //   --mcp-jobs N --mcp-cached N           mcp part: uncached research_prospect jobs (default 10), cache hits (default 50)
 //   --fairness-scale F                    the fairness part's large account as a fraction of the full one (default 1: 300 API jobs
 //                                         + 500 rows; 9 others × 5 API jobs + 20 rows); run once with fairness on, once off
+//   --fairness-modes on,off               which of the two fairness runs to make (default both)
 //   --crm-contacts N                      contacts of the crm part's sync run (default 50, the settings' maximum)
 //   --tracing-jobs N --tracing-in-flight N   tracing part: uncached jobs with tracing off, then on (default 100 at 50; --quick 30 at 20)
 //   --temporal-fsync                      keep the dev server's fsync per history event
@@ -47,7 +48,7 @@ import { measureStatusEndpoint } from './lib/bench/status-endpoint.ts';
 import { formatWebhookResults, measureWebhooks, type WebhookBenchResult } from './lib/bench/webhooks.ts';
 import { formatListResults, measureLists, type ListBenchResult } from './lib/bench/lists.ts';
 import { measureMcpCached, measureMcpUncached, type McpCachedResult, type McpUncachedResult } from './lib/bench/mcp.ts';
-import { fairnessFigures, formatFairnessResults, measureFairness, type FairnessBenchResult, type FairnessSize } from './lib/bench/fairness.ts';
+import { fairnessFigures, formatFairnessResults, measureFairness, type FairnessBenchResult, type FairnessModeResult, type FairnessSize } from './lib/bench/fairness.ts';
 import { formatCrmResults, measureCrm, startCrmBenchStandIn, type CrmBenchResult } from './lib/bench/crm.ts';
 import { formatCrmProviderResults, measureCrmProvider, startCrmProviderStandIns, type CrmProviderBenchResult } from './lib/bench/crm-providers.ts';
 import { startReceiverProcess } from './lib/bench/receiver-process.ts';
@@ -78,6 +79,7 @@ const { values: flags } = parseArgs({
     'mcp-cached': { type: 'string' },
     'crm-contacts': { type: 'string' },
     'fairness-scale': { type: 'string' },
+    'fairness-modes': { type: 'string' },
     'tracing-jobs': { type: 'string' },
     'tracing-in-flight': { type: 'string' },
     'temporal-fsync': { type: 'boolean', default: false },
@@ -172,13 +174,18 @@ try {
     // Only the large account shrinks: the small ones' work is small already.
     const size: FairnessSize = { bigApiJobs: sized(300), bigListRows: sized(500), smallAccounts: 9, smallApiJobs: 5, smallListRows: 20 };
     const fairnessOptions = { size, providerLatenciesMs: settings.providerLatenciesMs, modelLatencyMs: settings.modelLatencyMs, log };
-    const on = await measureFairness(stack, { ...fairnessOptions, isFairnessOn: true });
-    const offStack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: { ...settings.temporalDynamicConfig, 'matching.enableFairness': 'false' } });
-    try {
-      fairnessResults = { size, on, off: await measureFairness(offStack, { ...fairnessOptions, isFairnessOn: false }) };
-    } finally {
-      await offStack.stop(false);
+    const modes = new Set((flags['fairness-modes'] ?? 'on,off').split(',').map((mode) => mode.trim()));
+    const on = modes.has('on') ? await measureFairness(stack, { ...fairnessOptions, isFairnessOn: true }) : null;
+    let off: FairnessModeResult | null = null;
+    if (modes.has('off')) {
+      const offStack = await startBenchStack({ log, temporalFsync: settings.temporalFsync, temporalDynamicConfig: { ...settings.temporalDynamicConfig, 'matching.enableFairness': 'false' } });
+      try {
+        off = await measureFairness(offStack, { ...fairnessOptions, isFairnessOn: false });
+      } finally {
+        await offStack.stop(false);
+      }
     }
+    fairnessResults = { size, on, off };
   }
   if (hubspotStandIn) {
     // A sync run of uncached contacts at the same fixed latencies, against HubSpot's documented limits.

@@ -5,6 +5,7 @@ import { hashApiKey } from '../../../services/accounts/api-keys.ts';
 import { startListRunWorkflow } from '../../../services/lists/runs.ts';
 import { createListDraft, startList } from '../../../services/lists/lists.ts';
 import type { BenchStack } from './bench-stack.ts';
+import { sampleCalls, type CallsAtMost } from './call-gauges.ts';
 import { asLatencyMap, candidateEmails, type EndpointLatencies } from './critical-path.ts';
 import { runClosedLoop, runJob, summarise } from './research-client.ts';
 
@@ -32,14 +33,6 @@ export interface FairnessRun {
   failedJobs: number;
 }
 
-/** The most provider and model calls the research worker had in flight, and waiting for their account's turn, during a run. */
-export interface CallsAtMost {
-  providerInFlight: number;
-  modelInFlight: number;
-  providerWaiting: number;
-  modelWaiting: number;
-}
-
 export interface FairnessModeResult {
   isFairnessOn: boolean;
   /** While the large account ran alone: how close one account at full speed comes to the caps. */
@@ -54,7 +47,8 @@ export interface FairnessModeResult {
 
 export interface FairnessBenchResult {
   size: FairnessSize;
-  on: FairnessModeResult;
+  /** Either may be left out (`--fairness-modes`). */
+  on: FairnessModeResult | null;
   off: FairnessModeResult | null;
 }
 
@@ -118,25 +112,6 @@ async function runBig(stack: BenchStack, temporal: Client, group: Group): Promis
   return { jobsPerSecond: Math.round(((group.apiEmails.length + group.listEmails.length) / seconds) * 100) / 100, failed: run.failed, calls: await sampler.most };
 }
 
-/** Reads the worker's call gauges every 250 ms until stopped; the most of each. */
-function sampleCalls(metricsUrl: string): { stop(): void; most: Promise<CallsAtMost> } {
-  let isStopped = false;
-  const most: CallsAtMost = { providerInFlight: 0, modelInFlight: 0, providerWaiting: 0, modelWaiting: 0 };
-  const gauge = (text: string, name: string, kind: string) => Number(new RegExp(`^${name}\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-  const loop = (async () => {
-    while (!isStopped) {
-      const text = await fetch(metricsUrl).then((reply) => reply.text(), () => '');
-      most.providerInFlight = Math.max(most.providerInFlight, gauge(text, 'research_calls_in_flight', 'provider'));
-      most.modelInFlight = Math.max(most.modelInFlight, gauge(text, 'research_calls_in_flight', 'model'));
-      most.providerWaiting = Math.max(most.providerWaiting, gauge(text, 'research_calls_waiting', 'provider'));
-      most.modelWaiting = Math.max(most.modelWaiting, gauge(text, 'research_calls_waiting', 'model'));
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    return most;
-  })();
-  return { stop: () => void (isStopped = true), most: loop };
-}
-
 export async function measureFairness(
   stack: BenchStack,
   options: { size: FairnessSize; isFairnessOn: boolean; providerLatenciesMs: EndpointLatencies; modelLatencyMs: number; log: (line: string) => void },
@@ -154,6 +129,9 @@ export async function measureFairness(
   await stack.setModelLatency(options.modelLatencyMs);
   const temporal = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
   try {
+    // One small account's work first, unmeasured: the "alone" figures are the divisors, and a cold stack would flatter every ratio.
+    log(`Fairness (${mode}): warming the stack with one small account's work…`);
+    await runSmall(stack, temporal, [await newGroup(stack, 'warm-up', smallApi, smallList)]);
     log(`Fairness (${mode}): ${size.smallAccounts} small accounts alone, each ${size.smallApiJobs} API jobs and a ${size.smallListRows}-row list…`);
     const smallAlone = await runSmall(stack, temporal, await smallGroups('small-alone'));
     log(`Fairness (${mode}): the large account alone, ${size.bigApiJobs} API jobs at once and a ${size.bigListRows}-row list…`);

@@ -1,4 +1,5 @@
 import { completionMsByJob, type BenchStack } from './bench-stack.ts';
+import { sampleCalls, type CallsAtMost } from './call-gauges.ts';
 import { asLatencyMap, candidateEmails, criticalPathMs, recordProspectCalls, type EndpointLatencies, type ProspectCalls } from './critical-path.ts';
 import { jobTimelines, type JobTimeline } from './history-profile.ts';
 import { runClosedLoop, runJob, summarise, type Percentiles } from './research-client.ts';
@@ -23,6 +24,8 @@ export interface OverheadLevel {
   timeline: JobTimeline;
   /** CPU of every process of the stack (/proc) while the level ran, per job. */
   cpu: CpuPerJob;
+  /** The most calls in flight and waiting for the account's turn (one account sends every job). */
+  calls: CallsAtMost;
 }
 
 export interface OverheadOptions {
@@ -75,8 +78,11 @@ export async function measureOverhead(stack: BenchStack, options: OverheadOption
     const modelCallsBefore = await modelCalls(stack);
     log(`Overhead: ${batch.length} uncached jobs, ${inFlight} in flight…`);
     const cpuBefore = stackCpuMs();
-    const { results, wallMs } = await runClosedLoop(batch.length, inFlight, (index) => runJob(stack.apiUrl, apiKey, batch[index].email, { pollMs: options.pollMs }));
+    const sampler = sampleCalls(stack.researchMetricsUrl);
+    const { results, wallMs } = await runClosedLoop(batch.length, inFlight, (index) => runJob(stack.apiUrl, apiKey, batch[index].email, { pollMs: options.pollMs }))
+      .finally(() => sampler.stop());
     const cpu = cpuPerJob(cpuBetween(cpuBefore, stackCpuMs()), results.length);
+    const calls = await sampler.most;
     const modelCallsAfter = await modelCalls(stack);
     const pathByEmail = new Map(batch.map((calls) => [calls.email, pathOf(calls)]));
     const serverMs = await completionMsByJob(stack, results.map((s) => s.researchId));
@@ -95,6 +101,7 @@ export async function measureOverhead(stack: BenchStack, options: OverheadOption
       modelCallsPerJob: Math.round(((modelCallsAfter - modelCallsBefore) / results.length) * 100) / 100,
       timeline,
       cpu,
+      calls,
     });
   }
   return levels;

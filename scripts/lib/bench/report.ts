@@ -48,6 +48,14 @@ export function formatTable(results: BenchResults): string {
       level.inFlight === TARGETS.overheadAtInFlight ? `≤ ${TARGETS.cpuPerJobMs} ms: ${verdict(stackMs <= TARGETS.cpuPerJobMs)}` : '',
     ]);
   }
+  for (const level of results.overhead ?? []) {
+    const { calls } = level;
+    rows.push([
+      `calls in flight at most (one account), ${level.inFlight} in flight`,
+      `provider ${calls.providerInFlight}, model ${calls.modelInFlight}; waiting for the account's turn: ${calls.providerWaiting}, ${calls.modelWaiting}`,
+      '',
+    ]);
+  }
   if (results.cacheHits) {
     const { latencyMs, jobs, concurrency } = results.cacheHits;
     rows.push([
