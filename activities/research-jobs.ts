@@ -61,16 +61,14 @@ export function createResearchJobActivities({ orm, clock }: ResearchJobDeps) {
       const companyRows = companyKey && product ? await readCompanyRows(em, job.account.id, product.id, companyKey) : null;
       const { language } = job.account;
       const company = companyKey && product ? planCompany(companyKey, cachedCompanyOf(companyRows), entitlements, now, language) : null;
-      const account = fairnessKeyOf(job.account.id);
       const plan: ResearchPlan = {
         researchId,
         hasEnded: jobHasEnded,
-        account,
+        account: fairnessKeyOf(job.account.id),
         personQuery: { email: request.email, prospectName: request.prospectName, companyName: request.companyName, socialUrl: request.socialUrl },
         companyQuery,
         entitlements,
         insightsContext: {
-          account,
           language,
           productContext: {
             name: product?.name ?? '',

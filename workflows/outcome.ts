@@ -19,6 +19,8 @@ export function insightsInputFor(
   if (!needsProspect && !needsCompany) return null;
   return {
     ...plan.insightsContext,
+    // An activity's input is not compared on replay: runs recorded before plans carried the account replay unchanged.
+    account: plan.account,
     person: person.profile,
     personPosts: posts.posts ?? [],
     company: company?.profile ?? null,

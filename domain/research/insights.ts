@@ -61,10 +61,10 @@ export interface InsightsResult {
   model: string;
 }
 
-/** The AI port of the research pipeline. Rejects when the model stays unusable after retries. */
 /** Runs one model call when its turn comes (the account's cap on calls in flight); the default runs it at once. */
 export type ModelCallTurn = <T>(call: () => Promise<T>) => Promise<T>;
 
+/** The AI port of the research pipeline. Rejects when the model stays unusable after retries. */
 export interface InsightsGenerator {
   generate(input: InsightsInput, turn?: ModelCallTurn): Promise<InsightsResult>;
 }

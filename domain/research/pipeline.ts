@@ -51,7 +51,7 @@ export interface ResearchPlan {
   /** Known before the person is found: from the e-mail domain or the hints. */
   companyQuery: CompanyQuery | null;
   entitlements: { decisionMakers: boolean; companyNews: boolean };
-  insightsContext: Pick<InsightsInput, 'language' | 'productContext' | 'account'>;
+  insightsContext: Pick<InsightsInput, 'language' | 'productContext'>;
   /**
    * The account's key for its cap on calls in flight (activities/call-turns.ts); absent from
    * plans made before there was one, whose runs replay uncapped.
