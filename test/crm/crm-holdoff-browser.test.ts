@@ -5,45 +5,27 @@
 // the allowance is back it completes); a Pipedrive person deleted mid-run and
 // a Salesforce Lead converted mid-run, each shown in the finished run's
 // contacts as refused for good with the CRM's own words, no error code.
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
-import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { saveCrmSettings, type CrmSettingsInput } from '../../services/crm/settings.ts';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
+import { seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { newestRun, pressRunNow, runsTable, startCrmBrowserSuite, type CrmBrowserSuite } from '../helpers/crm-browser.ts';
 import { crmTestSettings } from '../helpers/crm-fixture.ts';
-import { startCrmPortals, type TestPortal, type TestPortals } from '../helpers/crm-portals.ts';
-import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { TestPortal } from '../helpers/crm-portals.ts';
 import { until } from '../helpers/until.ts';
 
-let stack: TestStack;
-let mail: TestMailSandbox;
-let portals: TestPortals;
-let crmWorker: TestCrmWorker;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+let suite: CrmBrowserSuite;
 const PASSWORD = 'a long enough passphrase';
 const PRODUCT = { name: 'PipelineIQ', description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['forecasting'], targetCustomers: ['sales leaders'], productUrl: null };
-const em = () => stack.orm.em.fork();
+const em = () => suite.em();
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  portals = await startCrmPortals({ world: createWorld(), em });
-  stack = await startTestStack({ apiEnv: { ...mail.env, ...portals.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  crmWorker = await startTestCrmWorker(stack, portals);
-  browser = await launchChromium();
+  suite = await startCrmBrowserSuite();
 }, 240_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await crmWorker?.stop();
-  await stack?.stop();
-  await portals?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 /**
@@ -53,15 +35,14 @@ afterAll(async () => {
  */
 async function ownerOnCrmPage(portal: TestPortal, settings: Partial<CrmSettingsInput>): Promise<{ page: Page; accountId: number; productId: number }> {
   const email = `crm-holdoff-${portal.provider}-${Date.now()}@example.com`;
-  const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
+  const client = await new DashboardClient(suite.stack.apiUrl).signUpAndVerify(suite.mail, email, PASSWORD);
   const accountId = (await client.get('/app/api/me')).body.accountId as number;
   const productId = (await client.post('/app/api/keys', PRODUCT)).body.productId as number;
   await em().execute(`update account set plan = 'growth', credit_limit = 1000 where id = ?`, [accountId]);
   await portal.connect(em(), accountId);
   await saveCrmSettings(em(), accountId, productId, crmTestSettings({ scoreProperty: portal.scoreField, ...settings }), new Date());
 
-  const { context, page } = await signInThroughPage(browser, stack.apiUrl, { email, password: PASSWORD });
-  contexts.push(context);
+  const page = await suite.signIn(email, PASSWORD);
   await page.goto(`/app/crm/${productId}`);
   await page.getByRole('heading', { name: `${portal.label} connection` }).waitFor();
   return { page, accountId, productId };
@@ -86,27 +67,9 @@ function expectNoRawCodes(text: string) {
   expect(text).not.toMatch(/\b[a-z]+_[a-z_]+\b|\b[A-Z]{2,}_[A-Z_]+\b|\b(?:4|5)\d\d\b(?! tokens)|answered/);
 }
 
-const runsTable = (page: Page) => page.getByRole('table', { name: 'Last runs' });
-/** The newest run's row (the first row is the header's). */
-const newestRun = (page: Page) => runsTable(page).getByRole('row').nth(1);
-
 /** The contacts a run took (not skipped), in order. */
 const takenOf = async (runId: string): Promise<Array<{ contact_id: string; name: string | null; email: string | null }>> =>
   em().execute('select contact_id, name, email from crm_sync_contact where run_id = ? and skip_reason is null order by position', [runId]);
-
-/** Run now pressed: the new run's id (the button's answer), once the page lists it on top of the earlier ones. */
-async function runNow(page: Page, productId: number): Promise<string> {
-  const rowsBefore = await runsTable(page).getByRole('row').count();
-  const [answer] = await Promise.all([
-    page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith(`/app/api/crm/products/${productId}/run`)),
-    page.getByRole('button', { name: 'Run now' }).click(),
-  ]);
-  expect(answer.status()).toBe(202);
-  const { runId } = (await answer.json()) as { runId: string };
-  // The header's row and the new run's, or one more run than before.
-  await expect.poll(() => runsTable(page).getByRole('row').count(), { timeout: 30_000 }).toBe(rowsBefore === 0 ? 2 : rowsBefore + 1);
-  return runId;
-}
 
 describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
   let page: Page;
@@ -114,10 +77,10 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
   let heldUntil: string;
 
   it('the preview says why nothing can be read from Pipedrive, and until when, in UTC', async () => {
-    ({ page, productId } = await ownerOnCrmPage(portals.pipedrive, { researchLimit: 2 }));
+    ({ page, productId } = await ownerOnCrmPage(suite.portals.pipedrive, { researchLimit: 2 }));
     await expectAccessible(page);
     // The company's day of tokens down to the 30% we leave it: Pipedrive's next answer says so.
-    await portals.pipedrive.spendAllowance();
+    await suite.portals.pipedrive.spendAllowance();
     heldUntil = shownTime(nextMidnightUtc());
 
     await page.getByRole('button', { name: 'Preview the next run' }).click();
@@ -135,7 +98,7 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
 
   it('a run started meanwhile shows Running and why it waits, until when; once the allowance is back it completes', async () => {
     expect(heldUntil, 'the hold-off of the first test').toBeDefined();
-    const runId = await runNow(page, productId);
+    const runId = (await pressRunNow(page, productId)).runId;
     await page.getByRole('status').filter({ hasText: 'The run started' }).waitFor();
     const run = newestRun(page);
     await run.getByText('Running', { exact: true }).waitFor({ timeout: 30_000 });
@@ -155,13 +118,13 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
 
     // The allowance is back at midnight: the day's count starts over and the hold-off's time has come (the budget
     // row and the run's stand in for the clock); Temporal tries the waiting step now rather than when its retry timer fires.
-    const handle = stack.temporal.workflow.getHandle(runId);
+    const handle = suite.stack.temporal.workflow.getHandle(runId);
     const pending = await until(async () => (await handle.describe()).raw.pendingActivities?.find((activity) => activity.lastFailure), 30_000);
     expect(pending.lastFailure?.applicationFailureInfo?.type).toBe('crm_unavailable');
-    await portals.pipedrive.restoreAllowance();
+    await suite.portals.pipedrive.restoreAllowance();
     await em().execute(`update crm_portal_budget set held_until = now() where provider = 'pipedrive'`);
     await em().execute('update crm_sync_run set waiting_until = now() where id = ?', [runId]);
-    await stack.temporal.workflowService.resetActivity({ namespace: stack.config.temporal.namespace, execution: { workflowId: runId }, type: pending.activityType!.name!, identity: 'test' });
+    await suite.stack.temporal.workflowService.resetActivity({ namespace: suite.stack.config.temporal.namespace, execution: { workflowId: runId }, type: pending.activityType!.name!, identity: 'test' });
 
     await run.getByText('Completed', { exact: true }).waitFor({ timeout: 120_000 });
     expect(await run.getByText(/^Waiting: /).count()).toBe(0);
@@ -173,16 +136,16 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
 
   it('a person deleted in Pipedrive mid-run is shown failed, refused for good, with Pipedrive\u2019s reason', async () => {
     // Slower providers keep the research going while the person is deleted: its write is still to come.
-    stack.providerWorld.setLatency({ '*': { meanMs: 600 } });
+    suite.stack.providerWorld.setLatency({ '*': { meanMs: 600 } });
     try {
-      const runId = await runNow(page, productId);
+      const runId = (await pressRunNow(page, productId)).runId;
       await until(async () => (await takenOf(runId)).length === 2, 60_000);
       const [deleted] = await takenOf(runId);
-      const reply = await fetch(`${portals.pipedrive.url}/__admin/persons/delete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids: [Number(deleted!.contact_id)] }) });
+      const reply = await fetch(`${suite.portals.pipedrive.url}/__admin/persons/delete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids: [Number(deleted!.contact_id)] }) });
       expect(reply.status).toBe(200);
-      await stack.temporal.workflow.getHandle(runId).result();
+      await suite.stack.temporal.workflow.getHandle(runId).result();
     } finally {
-      stack.providerWorld.setLatency(null);
+      suite.stack.providerWorld.setLatency(null);
     }
     const run = newestRun(page);
     await run.getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 });
@@ -201,21 +164,21 @@ describe('Pipedrive\u2019s day of API tokens held off, on the CRM page', () => {
 
 describe('Salesforce: a Lead converted mid-run, on the CRM page', () => {
   it('is shown failed, refused for good, with Salesforce\u2019s reason and no error code', async () => {
-    const { page, productId } = await ownerOnCrmPage(portals.salesforce, { researchLimit: 2, crmObject: 'Lead' });
+    const { page, productId } = await ownerOnCrmPage(suite.portals.salesforce, { researchLimit: 2, crmObject: 'Lead' });
     await expectAccessible(page);
-    const leads = portals.salesforce.sandbox.org().objects.get('Lead')!.records;
-    stack.providerWorld.setLatency({ '*': { meanMs: 600 } });
+    const leads = suite.portals.salesforce.sandbox.org().objects.get('Lead')!.records;
+    suite.stack.providerWorld.setLatency({ '*': { meanMs: 600 } });
     let converted: string;
     try {
-      const runId = await runNow(page, productId);
+      const runId = (await pressRunNow(page, productId)).runId;
       await until(async () => (await takenOf(runId)).length === 2, 60_000);
       converted = (await takenOf(runId))[0]!.contact_id;
       // Converted in Salesforce while we research it: Salesforce refuses every update of it from now on.
       leads.get(converted)!.IsConverted = true;
       await page.getByRole('status').filter({ hasText: 'The run started' }).waitFor();
-      await stack.temporal.workflow.getHandle(runId).result();
+      await suite.stack.temporal.workflow.getHandle(runId).result();
     } finally {
-      stack.providerWorld.setLatency(null);
+      suite.stack.providerWorld.setLatency(null);
     }
     const run = newestRun(page);
     await run.getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 });

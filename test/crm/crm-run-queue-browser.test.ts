@@ -5,44 +5,25 @@
 // run is queued and next to start, the runs list shows it "Queued", "Next to
 // start"; when the first run ends the queued one starts and completes by
 // itself, the page following it without a reload.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
-import { createWorld } from '../../sandbox/provider-world/world.ts';
 import { saveCrmSettings } from '../../services/crm/settings.ts';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
+import { seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { newestRun, pressRunNow, startCrmBrowserSuite, type CrmBrowserSuite } from '../helpers/crm-browser.ts';
 import { crmTestSettings } from '../helpers/crm-fixture.ts';
-import { startCrmPortals, type TestPortals } from '../helpers/crm-portals.ts';
-import { startTestCrmWorker, type TestCrmWorker } from '../helpers/crm-worker.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
-let stack: TestStack;
-let mail: TestMailSandbox;
-let portals: TestPortals;
-let crmWorker: TestCrmWorker;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+let suite: CrmBrowserSuite;
 const PASSWORD = 'a long enough passphrase';
 const product = (name: string) => ({ name, description: 'Revenue forecasting for B2B sales teams', keyFeatures: ['forecasting'], targetCustomers: ['sales leaders'], productUrl: null });
-const em = () => stack.orm.em.fork();
+const em = () => suite.em();
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  portals = await startCrmPortals({ world: createWorld(), em });
-  stack = await startTestStack({ apiEnv: { ...mail.env, ...portals.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  crmWorker = await startTestCrmWorker(stack, portals);
-  browser = await launchChromium();
+  suite = await startCrmBrowserSuite();
 }, 240_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await crmWorker?.stop();
-  await stack?.stop();
-  await portals?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 async function expectAccessible(page: Page) {
@@ -55,23 +36,8 @@ const runOf = async (runId: string): Promise<RunRow> => {
   return row!;
 };
 
-const runsTable = (page: Page) => page.getByRole('table', { name: 'Last runs' });
-/** The newest run's row (the first row is the header's). */
-const newestRun = (page: Page) => runsTable(page).getByRole('row').nth(1);
 /** The Status cell of a run's row (the row's header cell is its start time). */
 const statusOf = (row: ReturnType<typeof newestRun>) => row.getByRole('cell').first();
-
-/** Run now pressed: the button's answer, once the page lists the new run on top. */
-async function runNow(page: Page, productId: number): Promise<{ runId: string; state: string; place: number | null }> {
-  const [answer] = await Promise.all([
-    page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith(`/app/api/crm/products/${productId}/run`)),
-    page.getByRole('button', { name: 'Run now' }).click(),
-  ]);
-  expect(answer.status()).toBe(202);
-  const started = (await answer.json()) as { runId: string; state: string; place: number | null };
-  await expect.poll(() => runsTable(page).getByRole('row').count(), { timeout: 30_000 }).toBe(2);
-  return started;
-}
 
 const QUEUED_NOTICE = "The run is queued. Next to start; it starts by itself when your account's running CRM run ends. Its results appear under Last runs.";
 const STARTED_NOTICE = 'The run started. Its results appear under Last runs.';
@@ -79,27 +45,26 @@ const STARTED_NOTICE = 'The run started. Its results appear under Last runs.';
 describe('A CRM run waiting its turn, on the CRM page', () => {
   it('Run now while another product\u2019s run is running: queued, next to start; it starts and completes by itself when that run ends', async () => {
     const email = `crm-queue-${Date.now()}@example.com`;
-    const client = await new DashboardClient(stack.apiUrl).signUpAndVerify(mail, email, PASSWORD);
+    const client = await new DashboardClient(suite.stack.apiUrl).signUpAndVerify(suite.mail, email, PASSWORD);
     const accountId = (await client.get('/app/api/me')).body.accountId as number;
     const first = (await client.post('/app/api/keys', product('PipelineIQ'))).body.productId as number;
     // Growth: the CRM integration, and a second product.
     await em().execute(`update account set plan = 'growth', credit_limit = 1000 where id = ?`, [accountId]);
     const second = (await client.post('/app/api/keys', product('ForecastIQ'))).body.productId as number;
-    const pipedrive = portals.pipedrive;
+    const pipedrive = suite.portals.pipedrive;
     await pipedrive.connect(em(), accountId);
     for (const productId of [first, second]) await saveCrmSettings(em(), accountId, productId, crmTestSettings({ scoreProperty: pipedrive.scoreField, researchLimit: 1 }), new Date());
 
-    const { context, page } = await signInThroughPage(browser, stack.apiUrl, { email, password: PASSWORD });
-    contexts.push(context);
+    const page = await suite.signIn(email, PASSWORD);
     await page.goto(`/app/crm/${first}`);
     await page.getByRole('heading', { name: 'PipelineIQ: schedule' }).waitFor();
 
     // Slow providers keep the first run's research going while the queued run is looked at.
-    stack.providerWorld.setLatency({ '*': { meanMs: 5_000 } });
+    suite.stack.providerWorld.setLatency({ '*': { meanMs: 5_000 } });
     let running: { runId: string };
     let queued: { runId: string };
     try {
-      running = await runNow(page, first);
+      running = await pressRunNow(page, first);
       expect(running).toMatchObject({ state: 'running', place: null });
       expect(await page.getByRole('status').filter({ hasText: 'The run started' }).innerText()).toBe(STARTED_NOTICE);
       await statusOf(newestRun(page)).getByText('Running', { exact: true }).waitFor({ timeout: 30_000 });
@@ -110,7 +75,7 @@ describe('A CRM run waiting its turn, on the CRM page', () => {
       await page.getByRole('heading', { name: 'ForecastIQ: schedule' }).waitFor();
       expect(await page.getByText('No runs yet.').count()).toBe(1);
 
-      queued = await runNow(page, second);
+      queued = await pressRunNow(page, second);
       expect(queued).toMatchObject({ state: 'queued', place: 1 });
       const notice = page.getByRole('status').filter({ hasText: 'The run is queued' });
       expect(await notice.innerText()).toBe(QUEUED_NOTICE);
@@ -127,7 +92,7 @@ describe('A CRM run waiting its turn, on the CRM page', () => {
       expect(await status.getByText('Queued', { exact: true }).count()).toBe(1);
       expect([(await runOf(running.runId)).status, (await runOf(queued.runId)).status]).toEqual(['running', 'queued']);
       // Quicker providers from now on, still slow enough that the page's poll sees the queued run running.
-      stack.providerWorld.setLatency({ '*': { meanMs: 1_500 } });
+      suite.stack.providerWorld.setLatency({ '*': { meanMs: 1_500 } });
 
       // The first run ends; the queued one starts by itself and the page, polling, follows it without a reload.
       await status.getByText('Running', { exact: true }).waitFor({ timeout: 180_000 });
@@ -138,7 +103,7 @@ describe('A CRM run waiting its turn, on the CRM page', () => {
       expect(await page.getByRole('status').filter({ hasText: 'The run is queued' }).count()).toBe(0);
       await expectAccessible(page);
     } finally {
-      stack.providerWorld.setLatency(null);
+      suite.stack.providerWorld.setLatency(null);
     }
 
     const status = statusOf(newestRun(page));
