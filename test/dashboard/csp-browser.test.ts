@@ -6,26 +6,23 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { listCustomer, waitForListEnd, type ListCustomer } from '../helpers/lists.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import type { TestStack } from '../helpers/test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from '../helpers/dashboard-suite.ts';
 
 let stack: TestStack;
 let mail: TestMailSandbox;
 let browser: Browser;
 
+let suite: DashboardSuite;
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  stack = await startTestStack({ apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  browser = await launchChromium();
+  suite = await startDashboardSuite();
+  ({ stack, mail, browser } = suite);
 }, 180_000);
-
 afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 declare global {

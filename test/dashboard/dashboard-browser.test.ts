@@ -1,10 +1,11 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibleDescription, ensureDashboardBuilt, holdRequests, launchChromium, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { accessibleDescription, holdRequests, screenshotForReadme, seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { requestsAbout } from '../insights/insight-helpers.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import { samplePerson, type TestStack } from '../helpers/test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from '../helpers/dashboard-suite.ts';
 
 // A person reading the dashboard: every element is found by its role and its label.
 let stack: TestStack;
@@ -15,17 +16,13 @@ const uniqueEmail = (name: string) => `${name}-${Date.now()}-${counter++}@exampl
 const PASSWORD = 'a long enough passphrase';
 const findings: Record<string, string[]> = {};
 
+let suite: DashboardSuite;
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  stack = await startTestStack({ apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  browser = await launchChromium();
+  suite = await startDashboardSuite();
+  ({ stack, mail, browser } = suite);
 }, 180_000);
-
 afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {

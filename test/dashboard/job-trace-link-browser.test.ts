@@ -4,26 +4,24 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
+import { seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
 import { listCustomer, type ListCustomer } from '../helpers/lists.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import type { TestStack } from '../helpers/test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from '../helpers/dashboard-suite.ts';
 
 const TRACE_UI_URL = 'http://traces.example.test/trace/{trace_id}';
 let stack: TestStack;
 let mail: TestMailSandbox;
 let browser: Browser;
 
+let suite: DashboardSuite;
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  stack = await startTestStack({ apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip', TRACE_UI_URL } });
-  browser = await launchChromium();
+  suite = await startDashboardSuite({ apiEnv: { TRACE_UI_URL } });
+  ({ stack, mail, browser } = suite);
 }, 180_000);
 afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 async function signIn(owner: ListCustomer): Promise<Page> {

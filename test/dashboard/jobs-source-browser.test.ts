@@ -3,25 +3,23 @@
 // with an axe scan.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import { seriousAccessibilityFindings } from '../helpers/browser.ts';
 import { listCustomer, waitForListEnd } from '../helpers/lists.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import type { TestStack } from '../helpers/test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from '../helpers/dashboard-suite.ts';
 
 let stack: TestStack;
 let mail: TestMailSandbox;
 let browser: Browser;
 
+let suite: DashboardSuite;
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  stack = await startTestStack({ apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  browser = await launchChromium();
+  suite = await startDashboardSuite();
+  ({ stack, mail, browser } = suite);
 }, 180_000);
 afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 it('marks a list row\'s job with its list, linked to it, and an API job as such', async () => {

@@ -4,25 +4,23 @@
 // text, with an axe scan of each state.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
+import { seriousAccessibilityFindings, signInThroughPage } from '../helpers/browser.ts';
 import { listCustomer, type ListCustomer } from '../helpers/lists.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import type { TestStack } from '../helpers/test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from '../helpers/dashboard-suite.ts';
 
 let stack: TestStack;
 let mail: TestMailSandbox;
 let browser: Browser;
 
+let suite: DashboardSuite;
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  stack = await startTestStack({ withWorker: false, apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  browser = await launchChromium();
+  suite = await startDashboardSuite({ withWorker: false });
+  ({ stack, mail, browser } = suite);
 }, 180_000);
 afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 async function signedIn(owner: ListCustomer): Promise<Page> {

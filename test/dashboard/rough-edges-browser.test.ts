@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../db/entities/index.ts';
 import { DashboardClient } from '../../scripts/lib/dashboard-client.ts';
 import { changePlan } from '../../services/accounts/accounts.ts';
-import { accessibleDescription, ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { samplePerson, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { accessibleDescription, seriousAccessibilityFindings } from '../helpers/browser.ts';
+import type { TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import { samplePerson, type TestStack } from '../helpers/test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from '../helpers/dashboard-suite.ts';
 
 // The states the first scans missed (every dialog step, every field error, every alert
 // colour) and the rough edges a new user met. Found by role and label; every state is scanned with axe.
@@ -18,17 +19,13 @@ const PASSWORD = 'a long enough passphrase';
 const PRODUCT = { name: 'Fleetwise', description: 'Fleet telematics', keyFeatures: ['tracking'], targetCustomers: ['fleet managers'], productUrl: null };
 const findings: Record<string, string[]> = {};
 
+let suite: DashboardSuite;
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  stack = await startTestStack({ apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  browser = await launchChromium();
+  suite = await startDashboardSuite();
+  ({ stack, mail, browser } = suite);
 }, 180_000);
-
 afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 async function newPage(viewport = { width: 1280, height: 860 }): Promise<{ context: BrowserContext; page: Page }> {

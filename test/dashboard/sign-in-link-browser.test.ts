@@ -2,9 +2,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient, linkIn } from '../../scripts/lib/dashboard-client.ts';
 import { COMMON_PASSWORD_MESSAGE } from '../../services/accounts/common-passwords.ts';
-import { ensureDashboardBuilt, launchChromium, seriousAccessibilityFindings } from '../helpers/browser.ts';
-import { startTestMailSandbox, type TestMailSandbox } from '../helpers/mail-sandbox.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { seriousAccessibilityFindings } from '../helpers/browser.ts';
+import type { TestMailSandbox } from '../helpers/mail-sandbox.ts';
+import type { TestStack } from '../helpers/test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from '../helpers/dashboard-suite.ts';
 
 // The sign-in page's ways in when the password cannot be used: the per-address
 // limit that someone else's guesses used up, a sign-in link by e-mail, a used
@@ -18,17 +19,13 @@ const uniqueEmail = (name: string) => `${name}-${Date.now()}-${counter++}@exampl
 const PASSWORD = 'a long enough passphrase';
 const findings: Record<string, string[]> = {};
 
+let suite: DashboardSuite;
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  mail = await startTestMailSandbox();
-  stack = await startTestStack({ apiEnv: { ...mail.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  browser = await launchChromium();
+  suite = await startDashboardSuite();
+  ({ stack, mail, browser } = suite);
 }, 180_000);
-
 afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await mail?.close();
+  await suite?.stop();
 });
 
 async function newPage(): Promise<Page> {

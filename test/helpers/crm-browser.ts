@@ -1,56 +1,34 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createWorld } from '../../sandbox/provider-world/world.ts';
-import { ensureDashboardBuilt, launchChromium, signInThroughPage } from './browser.ts';
 import { startCrmPortals, type TestPortals } from './crm-portals.ts';
 import { startTestCrmWorker, type TestCrmWorker } from './crm-worker.ts';
-import { startTestMailSandbox, type TestMailSandbox } from './mail-sandbox.ts';
-import { startTestStack, type TestStack } from './test-stack.ts';
+import { startDashboardSuite, type DashboardSuite } from './dashboard-suite.ts';
+import type { TestStack } from './test-stack.ts';
 
-/**
- * What a CRM page suite in Chromium runs on, started once per file: the
- * built dashboard, the mail sandbox (sign-up), the Pipedrive and Salesforce
- * stand-ins, the research stack, a CRM worker and a browser.
- */
-export interface CrmBrowserSuite {
-  stack: TestStack;
-  mail: TestMailSandbox;
+/** A dashboard suite with the Pipedrive and Salesforce stand-ins and a CRM worker beside it. */
+export interface CrmBrowserSuite extends DashboardSuite {
   portals: TestPortals;
   em(): EntityManager;
-  /** Signs in in a browser context of its own, closed by `stop()`. */
-  signIn(email: string, password: string): Promise<Page>;
-  stop(): Promise<void>;
 }
 
 export async function startCrmBrowserSuite(): Promise<CrmBrowserSuite> {
-  await ensureDashboardBuilt();
-  const mail = await startTestMailSandbox();
   let stack: TestStack | null = null;
   const em = () => stack!.orm.em.fork();
   const portals = await startCrmPortals({ world: createWorld(), em });
-  stack = await startTestStack({ apiEnv: { ...mail.env, ...portals.env, DASHBOARD_MODE: 'dist', AUTH_CLIENT_IP_HEADER: 'x-real-ip' } });
-  const crmWorker: TestCrmWorker = await startTestCrmWorker(stack, portals);
-  const browser: Browser = await launchChromium();
-  const contexts: BrowserContext[] = [];
-  const started = stack;
+  const suite = await startDashboardSuite({ apiEnv: portals.env });
+  stack = suite.stack;
+  const crmWorker: TestCrmWorker = await startTestCrmWorker(suite.stack, portals);
   return {
-    stack: started,
-    mail,
+    ...suite,
     portals,
     em,
-    async signIn(email, password) {
-      const { context, page } = await signInThroughPage(browser, started.apiUrl, { email, password });
-      contexts.push(context);
-      return page;
-    },
     async stop() {
-      for (const context of contexts) await context.close();
-      await browser.close();
+      // The CRM worker first: it works on the stack's database and Temporal queue.
       await crmWorker.stop();
-      await started.stop();
+      await suite.stop();
       await portals.stop();
-      await mail.close();
     },
   };
 }
